@@ -1,0 +1,2 @@
+export * from './account-fields.js';
+export * from './access-ip.js';

@@ -1,0 +1,23 @@
+import { defineConfig } from 'vitest/config';
+
+// One run over every suite; `npm test` adds the summary line CI reads.
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: 'schema', root: 'packages/schema', include: ['test/**/*.test.ts'] } },
+      { test: { name: 'i18n', root: 'packages/i18n', include: ['test/**/*.test.ts'] } },
+      { test: { name: 'daemon', root: 'apps/daemon', include: ['test/**/*.test.ts'] } },
+      { test: { name: 'console', root: 'apps/console', include: ['test/**/*.test.ts'] } },
+      {
+        test: {
+          name: 'e2e',
+          root: 'tests',
+          include: ['e2e/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
