@@ -1,0 +1,72 @@
+// Idle daemon: time from process start to listening, and resident memory once idle.
+// Budgets: listening <= 500 ms, RSS <= 55 MB. Median of several runs.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { median, report } from './bench-util.mjs';
+
+const REPO = resolve(import.meta.dirname, '../..');
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+
+function freePort() {
+  return new Promise((done) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => done(port));
+    });
+  });
+}
+
+function canConnect(port) {
+  return new Promise((done) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), done(true)));
+    socket.once('error', () => done(false));
+  });
+}
+
+function rssOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) * 1024;
+}
+
+async function once(fresh) {
+  const stateDir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
+  const port = await freePort();
+  const env = { ...process.env, PORTICO_STATE_DIR: stateDir, PORTICO_PORT: String(port), PORTICO_HOST: '127.0.0.1', PORTICO_LOG_LEVEL: 'warn' };
+  if (!fresh) {
+    // Warm state: the first start creates the database and the admin account.
+    const first = spawn(process.execPath, ['apps/daemon/dist/main.mjs'], { cwd: REPO, env, stdio: 'ignore' });
+    while (!(await canConnect(port))) await new Promise((r) => setTimeout(r, 20));
+    first.kill('SIGTERM');
+    await new Promise((r) => first.once('exit', r));
+  }
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, ['apps/daemon/dist/main.mjs'], { cwd: REPO, env, stdio: 'ignore' });
+  while (!(await canConnect(port))) await new Promise((r) => setTimeout(r, 5));
+  const listenMs = Number(process.hrtime.bigint() - started) / 1e6;
+  // Idle: one request has been served (as a console would), then let it settle.
+  await fetch(`http://127.0.0.1:${port}/api/changelang`).catch(() => {});
+  await new Promise((r) => setTimeout(r, 3000));
+  const rss = rssOf(child.pid);
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  rmSync(stateDir, { recursive: true, force: true });
+  return { listenMs, rss };
+}
+
+const runs = [];
+for (let i = 0; i < RUNS; i++) runs.push(await once(false));
+const pass = report(
+  'daemon-startup',
+  {
+    runs: RUNS,
+    listen_ms_median: Math.round(median(runs.map((r) => r.listenMs))),
+    idle_rss_mb_median: Number((median(runs.map((r) => r.rss)) / 1048576).toFixed(1)),
+  },
+  { listen_ms_median: 500, idle_rss_mb_median: 55 },
+);
+process.exitCode = pass || !process.env.BENCH_STRICT ? 0 : 1;
