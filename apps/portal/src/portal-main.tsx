@@ -1,3 +1,4 @@
+/** @jsxImportSource preact */
 import { render } from 'preact';
 import { useState } from 'preact/hooks';
 import { portalResources, LANGUAGES, toLanguage, type Language } from '@portico/i18n/portal';
