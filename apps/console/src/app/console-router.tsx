@@ -1,0 +1,33 @@
+import { lazy, useEffect } from 'react';
+import { BrowserRouter, Route, Routes, useNavigate } from 'react-router';
+import { bindNavigator, CHANGE_PASSWORD_PATH, LOGIN_PATH } from '../routes/navigation.js';
+import { AdminArea } from '../shell/admin-area.js';
+
+const LoginPage = lazy(() => import('../pages/login/login-page.js'));
+const ModPwdPage = lazy(() => import('../pages/modpwd/modpwd-page.js'));
+
+/** Lets code outside components (the API client on a 401) change the page. */
+function NavigatorBinding() {
+  const navigate = useNavigate();
+  useEffect(() => bindNavigator((to, options) => void navigate(to, options)), [navigate]);
+  return null;
+}
+
+/**
+ * The two public pages of the console, and everything else behind the session. Admin
+ * routes are built from the server's menu inside AdminArea, so a page this account or
+ * device does not have is simply not routed. (Declarative routing: the data router's
+ * loaders and actions are not used and would double the router's size.)
+ */
+export function ConsoleRouter() {
+  return (
+    <BrowserRouter>
+      <NavigatorBinding />
+      <Routes>
+        <Route path={LOGIN_PATH} element={<LoginPage />} />
+        <Route path={CHANGE_PASSWORD_PATH} element={<ModPwdPage />} />
+        <Route path="*" element={<AdminArea />} />
+      </Routes>
+    </BrowserRouter>
+  );
+}

@@ -1,0 +1,18 @@
+import { Alert, Stack, Title } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+
+/**
+ * A menu page this build has no screen for. It says so plainly instead of showing an empty
+ * form that would look as if it worked.
+ */
+export function NotAvailablePage({ title }: { title: string }) {
+  const { t } = useTranslation();
+  return (
+    <Stack gap="md" data-testid="not-available">
+      <Title order={2}>{title}</Title>
+      <Alert color="gray" variant="light">
+        {t('common.notAvailable')}
+      </Alert>
+    </Stack>
+  );
+}

@@ -1,0 +1,6 @@
+/**
+ * Console routes of the entities declared in @portico/schema (ENTITIES, `route`). Kept as a
+ * plain list so the first load does not carry zod and every entity schema; the entity itself
+ * is resolved inside the lazily loaded page chunk. A test keeps this list equal to ENTITIES.
+ */
+export const ENTITY_ROUTES: readonly string[] = ['/system/usermanagement'];

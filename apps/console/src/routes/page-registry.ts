@@ -1,0 +1,55 @@
+import { createElement, lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import { ENTITY_ROUTES } from './entity-routes.js';
+import type { PageCatalogue, RoutePage } from './route-table.js';
+
+type LazyPage = LazyExoticComponent<ComponentType>;
+
+/** Hand-written pages by full path; each is its own chunk. */
+export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
+  '/dashboard': lazy(() => import('../pages/dashboard/dashboard-page.js')),
+};
+
+export const PAGE_CATALOGUE: PageCatalogue = {
+  customPages: new Set(Object.keys(CUSTOM_PAGES)),
+  entityRoutes: new Set(ENTITY_ROUTES),
+};
+
+const entityPages = new Map<string, LazyPage>();
+
+/** The list page of an entity route, with the entity resolved inside the lazy chunk. */
+function entityListPage(entityRoute: string): LazyPage {
+  return lazy(async () => {
+    const [{ resolveEntity }, { default: EntityListPage }] = await Promise.all([
+      import('./entity-loader.js'),
+      import('../pages/entity/entity-list-page.js'),
+    ]);
+    const entity = resolveEntity(entityRoute);
+    return { default: () => createElement(EntityListPage, { entity }) };
+  });
+}
+
+function entityFormPage(entityRoute: string, mode: 'add' | 'edit'): LazyPage {
+  return lazy(async () => {
+    const [{ resolveEntity }, { default: EntityFormPage }] = await Promise.all([
+      import('./entity-loader.js'),
+      import('../pages/entity/entity-form-page.js'),
+    ]);
+    const entity = resolveEntity(entityRoute);
+    return { default: () => createElement(EntityFormPage, { entity, mode }) };
+  });
+}
+
+/**
+ * The component of a routed page, or null when this build has none for it. Components are
+ * created once per path so React keeps them across renders.
+ */
+export function pageComponent(path: string, page: RoutePage): LazyPage | null {
+  if (page.kind === 'custom') return CUSTOM_PAGES[path] ?? null;
+  if (page.kind === 'notAvailable') return null;
+  let component = entityPages.get(path);
+  if (!component) {
+    component = page.kind === 'entityList' ? entityListPage(page.entityRoute) : entityFormPage(page.entityRoute, page.mode);
+    entityPages.set(path, component);
+  }
+  return component;
+}

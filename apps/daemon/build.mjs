@@ -1,0 +1,70 @@
+// Bundles the daemon into one ESM file: dist/main.mjs. better-sqlite3 stays external (native
+// addon); @portico/schema is bundled from source. `node apps/daemon/build.mjs` from anywhere.
+import { build } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * Leaves out code the daemon never runs, so it is neither parsed at start nor kept in memory:
+ * - Fastify's Ajv and fast-json-stringify compilers: the daemon installs its own zod validator
+ *   and JSON serialiser through `schemaController` (plugins/api-envelope.ts).
+ * - glob: @fastify/static only uses it to pre-register one route per file (`wildcard: false`);
+ *   the daemon serves files through reply.sendFile.
+ * - zod's translations of its default messages: the daemon's messages are i18n keys.
+ * Each stand-in fails loudly if it is ever reached.
+ */
+const leaveOutUnused = {
+  name: 'leave-out-unused',
+  setup(b) {
+    b.onResolve({ filter: /^@fastify\/(ajv-compiler|fast-json-stringify-compiler)$/ }, (args) => ({ path: args.path, namespace: 'absent' }));
+    b.onResolve({ filter: /^glob$/ }, (args) => ({ path: args.path, namespace: 'absent-glob' }));
+    b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'zod-locales', pluginData: args.resolveDir } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'absent' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is not part of the daemon bundle`)});`,
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'absent-glob' }, () => ({
+      contents: "module.exports = { glob() { throw new Error('glob is not part of the daemon bundle'); } };",
+      loader: 'js',
+    }));
+    // Importers live in zod/v4/{classic,core}; the English messages are the default ones.
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: "export { default as en } from '../locales/en.js';",
+      loader: 'js',
+      resolveDir: args.pluginData,
+    }));
+  },
+};
+
+await build({
+  entryPoints: [join(here, 'src', 'main.ts')],
+  outfile: join(here, 'dist', 'main.mjs'),
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  external: ['better-sqlite3'],
+  plugins: [leaveOutUnused],
+  sourcemap: 'linked',
+  legalComments: 'none',
+  // V8 keeps the whole source in memory, as UTF-16 if a single comment holds a non-ASCII
+  // character: minified and ASCII-only, it costs a fraction. Names are kept for stack traces.
+  minify: true,
+  keepNames: true,
+  charset: 'ascii',
+  // CommonJS dependencies call require() and use __dirname; give them both inside the ESM bundle.
+  banner: {
+    js: [
+      "import { createRequire as __portico_createRequire } from 'node:module';",
+      "import { fileURLToPath as __portico_fileURLToPath } from 'node:url';",
+      "import { dirname as __portico_dirname } from 'node:path';",
+      'const require = __portico_createRequire(import.meta.url);',
+      'const __filename = __portico_fileURLToPath(import.meta.url);',
+      'const __dirname = __portico_dirname(__filename);',
+    ].join('\n'),
+  },
+});

@@ -1,0 +1,20 @@
+import type { Db } from './plugins/db-open.js';
+import type { Settings } from './settings.js';
+import type { AccountStore } from './domains/admin/account-store.js';
+import type { SessionStore } from './domains/auth/session-store.js';
+import type { LoginLimiter } from './domains/auth/login-limiter.js';
+import type { PasswordHasher } from './domains/auth/password-hash.js';
+import type { LiveStatusSource } from './drivers/live-source.js';
+
+/** The services a domain works with; built once in app.ts and passed down. */
+export interface AppContext {
+  settings: Settings;
+  db: Db;
+  /** Milliseconds since the epoch; a test passes a clock it can move. */
+  now: () => number;
+  accounts: AccountStore;
+  sessions: SessionStore;
+  limiter: LoginLimiter;
+  passwords: PasswordHasher;
+  live: LiveStatusSource;
+}

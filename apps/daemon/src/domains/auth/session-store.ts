@@ -1,0 +1,97 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../../plugins/db-open.js';
+
+export interface SessionRecord {
+  idHash: string;
+  userId: string;
+  csrf: string;
+  createdAt: number;
+  lastSeen: number;
+  ip: string;
+}
+
+interface SessionRow {
+  id_hash: string;
+  user_id: string;
+  csrf: string;
+  created_at: number;
+  last_seen: number;
+  ip: string;
+}
+
+export interface SessionLimits {
+  /** Milliseconds without use after which a session ends. */
+  idleMs: number;
+  /** Milliseconds after creation after which a session ends. */
+  maxMs: number;
+}
+
+/** Only the SHA-256 of a session id is stored, so a copy of the database cannot be replayed. */
+export function hashSessionId(id: string): string {
+  return createHash('sha256').update(id).digest('hex');
+}
+
+/** Writing last_seen on every request would fsync per request; this much staleness is fine. */
+const TOUCH_INTERVAL_MS = 10_000;
+
+export class SessionStore {
+  constructor(
+    private readonly db: Db,
+    private readonly limits: SessionLimits,
+  ) {}
+
+  /** A new 256-bit session id and its CSRF token; the id is returned once, for the cookie. */
+  create(userId: string, ip: string, now: number): { id: string; csrf: string } {
+    const id = randomBytes(32).toString('base64url');
+    const csrf = randomBytes(32).toString('base64url');
+    this.purge(now);
+    this.db
+      .prepare('INSERT INTO sessions (id_hash, user_id, csrf, created_at, last_seen, ip) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(hashSessionId(id), userId, csrf, now, now, ip);
+    return { id, csrf };
+  }
+
+  /** The live session for a cookie value; an expired one is deleted and not returned. */
+  find(id: string, now: number, ip: string): SessionRecord | undefined {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
+    const idHash = hashSessionId(id);
+    const row = this.db.prepare('SELECT * FROM sessions WHERE id_hash = ?').get(idHash) as SessionRow | undefined;
+    if (!row) return undefined;
+    if (now - row.last_seen > this.limits.idleMs || now - row.created_at > this.limits.maxMs) {
+      this.db.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash);
+      return undefined;
+    }
+    if (now - row.last_seen >= TOUCH_INTERVAL_MS) {
+      this.db.prepare('UPDATE sessions SET last_seen = ?, ip = ? WHERE id_hash = ?').run(now, ip, idHash);
+      row.last_seen = now;
+      row.ip = ip;
+    }
+    return {
+      idHash: row.id_hash,
+      userId: row.user_id,
+      csrf: row.csrf,
+      createdAt: row.created_at,
+      lastSeen: row.last_seen,
+      ip: row.ip,
+    };
+  }
+
+  revoke(idHash: string): void {
+    this.db.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash);
+  }
+
+  /** Ends every session of an account, except optionally the one making the change. */
+  revokeUser(userId: string, keepIdHash?: string): number {
+    return this.db.prepare('DELETE FROM sessions WHERE user_id = ? AND id_hash != ?').run(userId, keepIdHash ?? '').changes;
+  }
+
+  countForUser(userId: string): number {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE user_id = ?').get(userId) as { n: number }).n;
+  }
+
+  purge(now: number): void {
+    this.db
+      .prepare('DELETE FROM sessions WHERE last_seen < ? OR created_at < ?')
+      .run(now - this.limits.idleMs, now - this.limits.maxMs);
+  }
+}

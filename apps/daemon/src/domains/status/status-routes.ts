@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  chartRangeSchema,
+  dashboardSchema,
+  loadSeriesSchema,
+  netifListSchema,
+  onlineUserListSchema,
+  registrationSchema,
+  systemInfoSchema,
+} from '@portico/schema';
+import type { AppContext } from '../../app-context.js';
+import { envelope, success } from '../../plugins/api-envelope.js';
+
+/**
+ * Live data reads (spec §3 "Dashboard", "Statistics"). Each read belongs to the pages that show
+ * it; the dashboard's own pieces stay readable by every account that may open the dashboard.
+ */
+export function registerStatusRoutes(root: FastifyInstance, ctx: AppContext): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const { live } = ctx;
+
+  app.get(
+    '/api/dashboard',
+    { config: { policy: { module: 'dashboard', effect: 'read' } }, schema: { response: { 200: envelope(dashboardSchema) } } },
+    async () => success(live.dashboard()),
+  );
+
+  app.get(
+    '/api/status/loadavg',
+    {
+      config: { policy: { module: ['dashboard', 'monitoring'], effect: 'read' } },
+      schema: {
+        querystring: z.object({ range: chartRangeSchema.default('5m') }),
+        response: { 200: envelope(loadSeriesSchema) },
+      },
+    },
+    async (request) => success(live.loadSeries(request.query.range)),
+  );
+
+  app.get(
+    '/api/status/netif',
+    {
+      config: { policy: { module: ['dashboard', 'monitoring', 'interface'], effect: 'read' } },
+      schema: { response: { 200: envelope(netifListSchema) } },
+    },
+    async () => success(live.netif()),
+  );
+
+  app.get(
+    '/api/status/user',
+    {
+      config: { policy: { module: ['inneruser', 'authuserinfo'], effect: 'read' } },
+      schema: { response: { 200: envelope(onlineUserListSchema) } },
+    },
+    async () => success(live.onlineUsers()),
+  );
+
+  app.get(
+    '/api/registration',
+    {
+      // The licence state decides the warning every page shows.
+      config: { policy: { module: ['dashboard', 'license'], effect: 'read' } },
+      schema: { response: { 200: envelope(registrationSchema) } },
+    },
+    async () => success(live.registration()),
+  );
+
+  app.get(
+    '/api/sysconf/system',
+    {
+      config: { policy: { module: ['systemmaintain', 'dashboard'], effect: 'read' } },
+      schema: { response: { 200: envelope(systemInfoSchema) } },
+    },
+    async () => success(live.system()),
+  );
+}

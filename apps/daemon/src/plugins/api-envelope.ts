@@ -1,0 +1,102 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import { z } from 'zod';
+import { fieldErrors, MSG, type ApiFailure } from '@portico/schema';
+
+/** A reply of the contract's failure shape (HTTP 200 for business failures, DESIGN §3). */
+export function failure(msg: string, errors?: Record<string, string>, data?: unknown): ApiFailure & { data?: unknown } {
+  return errors ? { success: false, msg, errors } : data === undefined ? { success: false, msg } : { success: false, msg, data };
+}
+
+export function success<T>(data?: T): { success: true; data?: T } {
+  return data === undefined ? { success: true } : { success: true, data };
+}
+
+/** Reply envelope schemas, for route declarations and the OpenAPI document. */
+export const failureSchema = z.object({
+  success: z.literal(false),
+  msg: z.string(),
+  errors: z.record(z.string(), z.string()).optional(),
+  data: z.unknown().optional(),
+});
+
+export function envelope(data?: z.ZodType) {
+  const ok = data ? z.object({ success: z.literal(true), data }) : z.object({ success: z.literal(true) });
+  return z.union([ok, failureSchema]);
+}
+
+export class ValidationFailure extends Error {
+  constructor(readonly error: z.ZodError) {
+    super('validation failed');
+  }
+}
+
+/** Validates with the route's zod schema; a failure becomes a field-error reply, not a 400. */
+const zodValidator: FastifySchemaCompiler<z.ZodType> = ({ schema }) => (data) => {
+  const result = schema.safeParse(data ?? {});
+  return result.success ? { value: result.data } : { error: new ValidationFailure(result.error) };
+};
+
+/** Handlers build their answers from typed data; response schemas are documentation only. */
+const jsonSerializer = () => (data: unknown) => JSON.stringify(data);
+
+/**
+ * Fastify options that install the zod validator and plain JSON serialisation from the start,
+ * so Fastify never loads its Ajv and fast-json-stringify compilers (memory and start-up time).
+ */
+export const schemaControllerOptions = {
+  compilersFactory: {
+    buildValidator: () => zodValidator,
+    buildSerializer: () => jsonSerializer,
+  },
+};
+
+/** Content-Security-Policy of every answer: same-origin only, no framing. */
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // Mantine sets CSS variables through inline style elements and attributes.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function isApi(request: FastifyRequest): boolean {
+  return request.url === '/api' || request.url.startsWith('/api/') || request.url.startsWith('/api?');
+}
+
+/**
+ * The reply contract for every route: JSON failures instead of framework error pages, zod
+ * validation failures as field `errors` (the validator comes in through
+ * schemaControllerOptions), and the security headers.
+ */
+export function registerApiEnvelope(app: FastifyInstance): void {
+  // A cross-site form can post text/plain without a preflight; only JSON is accepted.
+  app.removeContentTypeParser('text/plain');
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('content-security-policy', CSP);
+    reply.header('x-frame-options', 'DENY');
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    if (isApi(request)) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof ValidationFailure) {
+      return reply.code(200).send(failure(MSG.invalid, fieldErrors(error.error)));
+    }
+    const status = (error as { statusCode?: number }).statusCode ?? 500;
+    if (status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+      return reply.code(500).send(failure('msg.serverError'));
+    }
+    const code = (error as { code?: string }).code;
+    return reply.code(status).send(failure(code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'msg.tooLarge' : 'msg.badRequest'));
+  });
+}

@@ -1,0 +1,94 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export type Db = Database.Database;
+
+/**
+ * Schema changes, in order. A migration is never edited once released: a change adds a new
+ * entry. Each runs in a transaction together with its row in schema_migrations.
+ */
+export const MIGRATIONS: ReadonlyArray<{ name: string; sql: string }> = [
+  {
+    name: 'accounts and sessions',
+    sql: `
+      CREATE TABLE admin_users (
+        id TEXT PRIMARY KEY,
+        username TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        password_hash TEXT NOT NULL,
+        disabled INTEGER NOT NULL DEFAULT 0,
+        privilege INTEGER NOT NULL,
+        allowd_ips TEXT NOT NULL DEFAULT '[]',
+        lang TEXT,
+        must_change_password INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE sessions (
+        id_hash TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES admin_users(id) ON DELETE CASCADE,
+        csrf TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        last_seen INTEGER NOT NULL,
+        ip TEXT NOT NULL
+      );
+      CREATE INDEX sessions_user ON sessions(user_id);
+      CREATE TABLE login_failures (
+        key TEXT PRIMARY KEY,
+        count INTEGER NOT NULL,
+        locked_until INTEGER NOT NULL DEFAULT 0
+      );
+    `,
+  },
+  {
+    name: 'configuration rows and settings',
+    sql: `
+      CREATE TABLE config_rows (
+        entity TEXT NOT NULL,
+        id TEXT NOT NULL,
+        data TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (entity, id)
+      );
+      CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+    `,
+  },
+];
+
+/** Opens (creating if needed) the database and brings its schema up to date. */
+export function openDatabase(file: string): Db {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const db = new Database(file);
+  // Accounts, lock state and configuration must survive a power cut: WAL with full sync.
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+export function migrate(db: Db): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at INTEGER NOT NULL
+  )`);
+  const row = db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null };
+  const current = row.v ?? 0;
+  if (current > MIGRATIONS.length) {
+    throw new Error(`database schema version ${current} is newer than this daemon (${MIGRATIONS.length})`);
+  }
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  MIGRATIONS.forEach((migration, index) => {
+    const version = index + 1;
+    if (version <= current) return;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      record.run(version, migration.name, Date.now());
+    })();
+  });
+}

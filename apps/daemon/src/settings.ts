@@ -1,0 +1,95 @@
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_CAPABILITY_STRING, parseCapabilities, parseModuleList, type Capability } from '@portico/schema';
+
+/** How configuration reaches the system (DESIGN §5). */
+export const DRIVERS = ['sim', 'linux', 'openwrt'] as const;
+export type DriverName = (typeof DRIVERS)[number];
+
+export interface Settings {
+  /** Folder of the database, the initial password file and the driver's files. */
+  stateDir: string;
+  port: number;
+  host: string;
+  driver: Exclude<DriverName, 'openwrt'>;
+  /** The capability string as configured (spec, general facts). */
+  capabilityString: string;
+  capabilities: ReadonlySet<Capability>;
+  disabledModules: ReadonlySet<string>;
+  logLevel: string;
+  consoleDir: string;
+  portalDir: string;
+  /** Host names accepted in the Host header besides IP literals, localhost and the host name. */
+  allowedHosts: readonly string[];
+  /** Seconds without a request after which a session ends. */
+  sessionIdle: number;
+  /** Seconds after sign-in after which a session ends whatever its use. */
+  sessionMax: number;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+export class SettingsError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** The repository root as seen from the daemon's own file (src/ or dist/ are both two levels deep). */
+function appsRoot(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    throw new SettingsError(`${name} must be an integer between 1 and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function list(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(/[\s,]+/)
+    .map((t) => t.trim().toLowerCase())
+    .filter((t) => t !== '');
+}
+
+/** Reads the daemon's settings from the environment; throws SettingsError with a readable message. */
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const driver = (env.PORTICO_DRIVER ?? 'sim').trim() || 'sim';
+  if (!(DRIVERS as readonly string[]).includes(driver)) {
+    throw new SettingsError(`PORTICO_DRIVER must be one of ${DRIVERS.join(', ')}, got "${driver}"`);
+  }
+  if (driver === 'openwrt') {
+    throw new SettingsError('PORTICO_DRIVER=openwrt is not available in this build; use sim or linux');
+  }
+  const logLevel = (env.PORTICO_LOG_LEVEL ?? 'info').trim() || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new SettingsError(`PORTICO_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const tlsCert = env.PORTICO_TLS_CERT?.trim() || undefined;
+  const tlsKey = env.PORTICO_TLS_KEY?.trim() || undefined;
+  if (Boolean(tlsCert) !== Boolean(tlsKey)) {
+    throw new SettingsError('PORTICO_TLS_CERT and PORTICO_TLS_KEY must be set together');
+  }
+  const capabilityString = env.PORTICO_CAPABILITIES ?? DEFAULT_CAPABILITY_STRING;
+  const root = appsRoot();
+  return {
+    stateDir: resolve(env.PORTICO_STATE_DIR?.trim() || './var'),
+    port: positiveInt(env, 'PORTICO_PORT', 8080, 65535),
+    host: env.PORTICO_HOST?.trim() || '0.0.0.0',
+    driver: driver as Settings['driver'],
+    capabilityString,
+    capabilities: parseCapabilities(capabilityString),
+    disabledModules: parseModuleList(env.PORTICO_DISABLED_MODULES),
+    logLevel,
+    consoleDir: resolve(env.PORTICO_CONSOLE_DIR?.trim() || resolve(root, 'console', 'dist')),
+    portalDir: resolve(env.PORTICO_PORTAL_DIR?.trim() || resolve(root, 'portal', 'dist')),
+    allowedHosts: list(env.PORTICO_ALLOWED_HOSTS),
+    sessionIdle: positiveInt(env, 'PORTICO_SESSION_IDLE', 1800, 30 * 86400),
+    sessionMax: positiveInt(env, 'PORTICO_SESSION_MAX', 43200, 365 * 86400),
+    tlsCert,
+    tlsKey,
+  };
+}
