@@ -126,13 +126,13 @@ describe('form model of the admin user entity', () => {
     expect(byName.privilege!.readOnly).toBe(false);
   });
 
-  test('add starts from the schema defaults; a required select without default starts on its first option', () => {
+  test('add starts from the schema defaults (least privilege for a new account)', () => {
     const model = buildFormModel(admin, 'add');
     expect(initialValues(admin, model)).toEqual({
       username: '',
       password: '',
       confirm: '',
-      privilege: 0,
+      privilege: 2,
       disabled: false,
       allowd_ips: [],
     });

@@ -121,7 +121,7 @@ describe('OpenAPI document', () => {
     const write = adminPath.post.requestBody.content['application/json'].schema;
     expect(Object.keys(write.properties)).toEqual(expect.arrayContaining(['action', 'username', 'password', 'privilege', 'allowd_ips', 'ids']));
     expect(doc.components.schemas.AdminUser.properties.password).toBeUndefined();
-    expect(doc.components.schemas.AdminUserAdd.required).toEqual(expect.arrayContaining(['username', 'password', 'privilege']));
+    expect(doc.components.schemas.AdminUserAdd.required).toEqual(expect.arrayContaining(['username', 'password']));
     const login = doc.paths['/api/login'].post;
     expect(login.security).toEqual([]);
     expect(login.requestBody.content['application/json'].schema.properties.username).toBeDefined();

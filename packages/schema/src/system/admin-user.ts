@@ -21,7 +21,7 @@ export const adminUser = defineEntity({
     disabled: z.boolean().default(false),
     privilege: z.union(PRIVILEGES.map((p) => z.literal(p)) as [z.ZodLiteral<0>, z.ZodLiteral<1>, z.ZodLiteral<2>], {
       error: 'validation.option',
-    }),
+    }).default(2), // least privilege unless the administrator chooses otherwise
     /** Allowed source addresses; empty list = unrestricted. */
     allowd_ips: z.array(accessIpField().refine((v) => v !== '', { error: 'validation.accessIp' })).max(32).default([]),
   }),
