@@ -10,6 +10,16 @@ export default defineConfig({
       { test: { name: 'console', root: 'apps/console', include: ['test/**/*.test.ts'] } },
       {
         test: {
+          name: 'lab',
+          root: 'tests',
+          include: ['lab/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
           name: 'e2e',
           root: 'tests',
           include: ['e2e/**/*.test.ts'],

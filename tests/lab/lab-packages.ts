@@ -1,0 +1,36 @@
+import { existsSync } from 'node:fs';
+import { run } from './lab-topology.js';
+
+/** Debian packages the lab needs, by the binary that shows each is there. */
+export const LAB_PACKAGES: Record<string, string> = {
+  '/usr/sbin/ip': 'iproute2',
+  '/usr/sbin/nft': 'nftables',
+  '/usr/sbin/dnsmasq': 'dnsmasq-base',
+  '/usr/sbin/dhclient': 'isc-dhcp-client',
+  '/usr/bin/iperf3': 'iperf3',
+  '/usr/sbin/conntrack': 'conntrack',
+  '/usr/sbin/arping': 'arping',
+  '/usr/bin/busybox': 'busybox',
+};
+
+/** Installs what is missing from Debian's packages (root only); returns what is still missing. */
+export function ensureLabPackages(): string[] {
+  const missing = Object.entries(LAB_PACKAGES).filter(([bin]) => !existsSync(bin));
+  if (missing.length && process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    process.env.DEBIAN_FRONTEND = env.DEBIAN_FRONTEND;
+    run(['apt-get', 'update', '-qq'], { allowFail: true });
+    run(['apt-get', 'install', '-y', '-qq', ...new Set(missing.map(([, pkg]) => pkg))]);
+  }
+  return Object.entries(LAB_PACKAGES)
+    .filter(([bin]) => !existsSync(bin))
+    .map(([, pkg]) => pkg);
+}
+
+/** The lab needs root for namespaces; CI and the lab script run as root. */
+export function labPrerequisites(): string | null {
+  if (process.getuid?.() !== 0) return 'the network lab needs root (network namespaces)';
+  const missing = ensureLabPackages();
+  if (missing.length) return `missing Debian packages: ${missing.join(', ')}`;
+  return null;
+}
