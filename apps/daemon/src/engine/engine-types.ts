@@ -1,0 +1,32 @@
+/**
+ * The config engine's vocabulary (DESIGN §5). A domain renders typed configuration into files,
+ * purely; a driver decides where the files go, checks them with their own checker, replaces
+ * them atomically and runs the commands that make them live.
+ */
+
+/** The checker a driver runs on a rendered file before it replaces the old one. */
+export type FileChecker = 'nft' | 'dnsmasq' | 'ip-batch' | 'sysctl' | 'uci' | 'none';
+
+export interface RenderedFile {
+  /** Absolute path on the target system, e.g. `/etc/portico/nftables.nft`. */
+  target: string;
+  content: string;
+  /** File mode; secrets are 0o600. */
+  mode?: number;
+  check: FileChecker;
+}
+
+/** What a domain renders for one driver: its files, in the order they must be applied. */
+export interface RenderOutput {
+  domain: string;
+  files: RenderedFile[];
+}
+
+/** Every value that reaches a rendered file passes this first: no control characters ever. */
+export function assertInert(value: string, what: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(value)) {
+    throw new Error(`${what} carries a control character and cannot be rendered`);
+  }
+  return value;
+}

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { CommandRunner } from './command-runner.js';
+import type { FileChecker, RenderedFile } from './engine-types.js';
+
+export class FileCheckError extends Error {
+  constructor(
+    readonly target: string,
+    readonly checker: FileChecker,
+    readonly detail: string,
+  ) {
+    super(`${target} failed its ${checker} check: ${detail}`);
+  }
+}
+
+/** How a checker is run on a candidate file; `null` means the checker is not available here. */
+export type CheckCommand = (path: string) => readonly string[] | null;
+
+/** The real checkers of the linux driver, run on the candidate before it replaces anything. */
+export const LINUX_CHECKS: Record<FileChecker, CheckCommand | 'builtin'> = {
+  nft: (path) => ['nft', '-c', '-f', path],
+  dnsmasq: (path) => ['dnsmasq', '--test', `--conf-file=${path}`],
+  'ip-batch': 'builtin',
+  sysctl: 'builtin',
+  uci: 'builtin',
+  none: 'builtin',
+};
+
+const IP_BATCH_LINE = /^(-[46] )?(link|address|addr|route|rule) [A-Za-z0-9 .:/_@-]+$/;
+const SYSCTL_LINE = /^[a-z0-9_]+(\.[a-z0-9_-]+)+ = [0-9a-z ]+$/;
+
+/** Checks of our own for formats without a dry-run tool: every line must be plain syntax. */
+export function builtinCheck(checker: FileChecker, content: string): string | null {
+  if (content.includes('\0')) return 'NUL byte';
+  const lines = content.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  if (checker === 'ip-batch') {
+    const bad = lines.find((l) => !IP_BATCH_LINE.test(l));
+    return bad === undefined ? null : `not an ip batch command: ${JSON.stringify(bad.slice(0, 80))}`;
+  }
+  if (checker === 'sysctl') {
+    const bad = lines.find((l) => !SYSCTL_LINE.test(l));
+    return bad === undefined ? null : `not a sysctl setting: ${JSON.stringify(bad.slice(0, 80))}`;
+  }
+  return null;
+}
+
+async function writeDurably(path: string, content: string, mode: number): Promise<void> {
+  const handle = await open(path, 'wx', mode);
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function syncDir(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Puts rendered files in place under `root`: every changed file is written to a temporary
+ * file beside its target and checked; only when ALL pass are they renamed over their targets
+ * (atomic per file, fsynced). A file whose content is unchanged is left alone. Returns the
+ * files that changed, in input order.
+ */
+export async function installFiles(
+  files: readonly RenderedFile[],
+  options: { root: string; run: CommandRunner; checks: Record<FileChecker, CheckCommand | 'builtin'> },
+): Promise<RenderedFile[]> {
+  const staged: Array<{ file: RenderedFile; tmp: string; dest: string }> = [];
+  try {
+    for (const file of files) {
+      const dest = join(options.root, file.target);
+      const current = await readFile(dest, 'utf8').catch(() => null);
+      if (current === file.content) continue;
+      await mkdir(dirname(dest), { recursive: true });
+      const tmp = `${dest}.new-${randomBytes(4).toString('hex')}`;
+      await writeDurably(tmp, file.content, file.mode ?? 0o644);
+      staged.push({ file, tmp, dest });
+      const check = options.checks[file.check];
+      if (check === 'builtin') {
+        const problem = builtinCheck(file.check, file.content);
+        if (problem) throw new FileCheckError(file.target, file.check, problem);
+      } else {
+        const argv = check(tmp);
+        if (argv) {
+          const result = await options.run(argv);
+          if (result.exitCode !== 0) throw new FileCheckError(file.target, file.check, (result.stderr || result.stdout).slice(0, 2000));
+        }
+      }
+    }
+    for (const { tmp, dest } of staged) {
+      await rename(tmp, dest);
+      await syncDir(dirname(dest));
+    }
+    return staged.map((s) => s.file);
+  } catch (error) {
+    await Promise.all(staged.map(({ tmp }) => rm(tmp, { force: true })));
+    throw error;
+  }
+}
