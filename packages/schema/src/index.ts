@@ -11,3 +11,4 @@ export * from './menu/menu-build.js';
 export * from './helpers/index.js';
 export * from './constants/index.js';
 export * from './status/index.js';
+export * from './network/index.js';

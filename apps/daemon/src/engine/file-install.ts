@@ -27,8 +27,9 @@ export const LINUX_CHECKS: Record<FileChecker, CheckCommand | 'builtin'> = {
   none: 'builtin',
 };
 
-const IP_BATCH_LINE = /^(-[46] )?(link|address|addr|route|rule) [A-Za-z0-9 .:/_@-]+$/;
-const SYSCTL_LINE = /^[a-z0-9_]+(\.[a-z0-9_-]+)+ = [0-9a-z ]+$/;
+const IP_BATCH_LINE = /^(-[46] )?(link|address|addr|route|rule|neigh) [A-Za-z0-9 .:/_@-]+$/;
+// Keys in dotted or slash form (slashes let interface names carry dots: net/ipv4/conf/eth0.35/…).
+const SYSCTL_LINE = /^[a-z0-9_]+([./][A-Za-z0-9_.@-]+)+ = [0-9a-z ]+$/;
 
 /** Checks of our own for formats without a dry-run tool: every line must be plain syntax. */
 export function builtinCheck(checker: FileChecker, content: string): string | null {

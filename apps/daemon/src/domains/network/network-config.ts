@@ -1,0 +1,81 @@
+import type {
+  ArpAuth,
+  ArpBind,
+  DhcpServer,
+  DhcpStatic,
+  Iptv,
+  MultiWan,
+  NetworkInterface,
+  PortAttribute,
+  StaticRoute,
+  Vlan,
+  VpnClient,
+} from '@portico/schema';
+export { dhcpPool } from '@portico/schema';
+
+/**
+ * The Network section's configuration as the renderers take it: the stored rows of each
+ * entity, already validated by their schemas (and the cross-record rules).
+ */
+export type {
+  ArpAuth,
+  ArpBind,
+  DhcpServer,
+  DhcpStatic,
+  Iptv,
+  MultiWan,
+  NetworkInterface,
+  PortAttribute,
+  StaticRoute,
+  Vlan,
+  VpnClient,
+};
+
+export interface NetworkConfig {
+  interfaces: readonly NetworkInterface[];
+  vlans: readonly Vlan[];
+  dhcpServers: readonly DhcpServer[];
+  dhcpStatic: readonly DhcpStatic[];
+  staticRoutes: readonly StaticRoute[];
+  arpBinds: readonly ArpBind[];
+  arpAuth: ArpAuth;
+  multiWan: readonly MultiWan[];
+  portAttributes: readonly PortAttribute[];
+  iptv: Iptv;
+  vpnClients: readonly VpnClient[];
+}
+
+/** Facts of the device the rendering depends on besides the configuration. */
+export interface NetworkRenderOptions {
+  /** TCP ports LAN clients reach the admin console on. */
+  adminPorts: readonly number[];
+  /** Local port that answers unbound clients with a redirect to the ARP authentication URL. */
+  arpAuthNoticePort: number;
+}
+
+export const DEFAULT_RENDER_OPTIONS: NetworkRenderOptions = {
+  adminPorts: [80, 443],
+  arpAuthNoticePort: 2060,
+};
+
+/** Where the linux driver keeps the rendered files and the DHCP leases. */
+export const NETWORK_FILES = {
+  nftables: '/etc/portico/network.nft',
+  linksBatch: '/etc/portico/network-prepare.ip',
+  ethtool: '/etc/portico/ethtool.json',
+  sysctl: '/etc/portico/sysctl.conf',
+  stateBatch: '/etc/portico/network.ip',
+  routesBatch: '/etc/portico/network-routes.ip',
+  dnsmasq: '/etc/portico/dnsmasq.conf',
+  igmpproxy: '/etc/portico/igmpproxy.conf',
+  leases: '/var/lib/portico/dnsmasq.leases',
+  /** Upstream DNS servers learnt by DHCP and PPPoE WANs, written by their clients. */
+  wanResolv: '/run/portico/resolv.wan',
+} as const;
+
+/**
+ * ip batch files the driver runs with `ip -force -batch`: a line that fails (a link that
+ * exists, a table not created yet, a route through a tunnel that is down) does not stop the
+ * others. Every other batch runs strictly and must succeed as a whole.
+ */
+export const TOLERANT_BATCHES: ReadonlySet<string> = new Set([NETWORK_FILES.linksBatch, NETWORK_FILES.routesBatch]);

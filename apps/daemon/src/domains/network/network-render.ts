@@ -1,0 +1,30 @@
+import type { RenderedFile, RenderOutput } from '../../engine/engine-types.js';
+import { DEFAULT_RENDER_OPTIONS, NETWORK_FILES, type NetworkConfig, type NetworkRenderOptions } from './network-config.js';
+import { renderDnsmasq } from './network-dnsmasq.js';
+import { renderLinksBatch, renderRoutesBatch, renderStateBatch } from './network-ip-batch.js';
+import { renderNftables } from './network-nftables.js';
+import { planNetwork } from './network-plan.js';
+import { renderEthtool, renderIgmpProxy } from './network-ports.js';
+import { renderSysctl } from './network-sysctl.js';
+
+/**
+ * The Network section rendered for the `linux` driver (DESIGN §5): pure, configuration in,
+ * files out, in the order they are applied. The firewall comes first, so forwarding is never
+ * on without base chains that drop; links exist before their settings and addresses; the DHCP
+ * and DNS service starts once its devices are up.
+ */
+export function renderNetwork(config: NetworkConfig, options: NetworkRenderOptions = DEFAULT_RENDER_OPTIONS): RenderOutput[] {
+  const plan = planNetwork(config);
+  const files: RenderedFile[] = [
+    { target: NETWORK_FILES.nftables, content: renderNftables(plan, options), check: 'nft' },
+    { target: NETWORK_FILES.linksBatch, content: renderLinksBatch(plan), check: 'ip-batch' },
+    { target: NETWORK_FILES.ethtool, content: renderEthtool(plan), check: 'none' },
+    { target: NETWORK_FILES.sysctl, content: renderSysctl(plan), check: 'sysctl' },
+    { target: NETWORK_FILES.stateBatch, content: renderStateBatch(plan), check: 'ip-batch' },
+    { target: NETWORK_FILES.routesBatch, content: renderRoutesBatch(plan), check: 'ip-batch' },
+    { target: NETWORK_FILES.dnsmasq, content: renderDnsmasq(plan), check: 'dnsmasq' },
+  ];
+  const igmp = renderIgmpProxy(plan);
+  if (igmp) files.push({ target: NETWORK_FILES.igmpproxy, content: igmp, check: 'none' });
+  return [{ domain: 'network', files }];
+}

@@ -1,0 +1,62 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import type { RenderedFile } from '../src/engine/engine-types.js';
+import { checkIpBatch } from '../src/domains/network/network-ip-batch.js';
+import { checkSysctl } from '../src/domains/network/network-sysctl.js';
+
+/** Runs the checker a rendered file names, the real tool where there is one. */
+
+export interface Checked {
+  target: string;
+  problems: string[];
+  /** Why the real checker did not run (the tool is absent). */
+  skipped?: string;
+}
+
+const available = new Map<string, Promise<boolean>>();
+
+export function checkerAvailable(tool: string): Promise<boolean> {
+  let known = available.get(tool);
+  if (!known) {
+    known = execa('which', [tool], { reject: false }).then((r) => r.exitCode === 0);
+    available.set(tool, known);
+  }
+  return known;
+}
+
+let sequence = 0;
+
+export async function checkRendered(file: RenderedFile, dir: string): Promise<Checked> {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${++sequence}-${file.target.split('/').pop()}`);
+  writeFileSync(path, file.content);
+  const target = file.target;
+  switch (file.check) {
+    case 'nft': {
+      if (!(await checkerAvailable('nft'))) return { target, problems: [], skipped: 'nft is not installed' };
+      const run = await execa('nft', ['-c', '-f', path], { reject: false });
+      return { target, problems: run.exitCode === 0 ? [] : [run.stderr || `exit ${run.exitCode}`] };
+    }
+    case 'dnsmasq': {
+      if (!(await checkerAvailable('dnsmasq'))) return { target, problems: [], skipped: 'dnsmasq is not installed' };
+      const run = await execa('dnsmasq', ['--test', `--conf-file=${path}`], { reject: false });
+      return { target, problems: run.exitCode === 0 ? [] : [run.stderr || `exit ${run.exitCode}`] };
+    }
+    case 'ip-batch':
+      return { target, problems: checkIpBatch(file.content) };
+    case 'sysctl':
+      return { target, problems: checkSysctl(file.content) };
+    default: {
+      // JSON argument vectors (ethtool) must parse as arrays of plain strings.
+      if (target.endsWith('.json')) {
+        const parsed = JSON.parse(file.content) as unknown;
+        const ok =
+          Array.isArray(parsed) &&
+          parsed.every((c) => Array.isArray(c) && c[0] === '-s' && c.slice(1).every((a) => typeof a === 'string' && /^[A-Za-z0-9][A-Za-z0-9._]*$/.test(a)));
+        return { target, problems: ok ? [] : ['not a list of argument vectors'] };
+      }
+      return { target, problems: [] };
+    }
+  }
+}
