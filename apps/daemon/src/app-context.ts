@@ -5,6 +5,7 @@ import type { SessionStore } from './domains/auth/session-store.js';
 import type { LoginLimiter } from './domains/auth/login-limiter.js';
 import type { PasswordHasher } from './domains/auth/password-hash.js';
 import type { LiveStatusSource } from './drivers/live-source.js';
+import type { ConfigService } from './config/config-service.js';
 
 /** The services a domain works with; built once in app.ts and passed down. */
 export interface AppContext {
@@ -17,4 +18,6 @@ export interface AppContext {
   limiter: LoginLimiter;
   passwords: PasswordHasher;
   live: LiveStatusSource;
+  /** The one path of configuration writes: journal, apply, confirmation. */
+  config: ConfigService;
 }

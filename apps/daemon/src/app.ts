@@ -23,6 +23,11 @@ import { registerStatusRoutes } from './domains/status/status-routes.js';
 import { registerEntityRoutes } from './domains/entity/entity-routes.js';
 import type { LiveStatusSource } from './drivers/live-source.js';
 import { selectLiveSource } from './drivers/driver-select.js';
+import { createConfigService, type ConfigDeps } from './config/config-setup.js';
+import type { ConfigService } from './config/config-service.js';
+import { registerJournalRoutes } from './config/journal-routes.js';
+import { registerConfirmRoutes } from './config/confirm-routes.js';
+import { networkBindings, networkDomain } from './domains/network/network-domain.js';
 
 /** Services a caller may replace; tests pass a clock, a counting hasher or a fake live source. */
 export interface AppDeps {
@@ -33,6 +38,8 @@ export interface AppDeps {
   databaseFile?: string;
   /** Receives the one line that announces a freshly generated admin password. */
   announce?: (line: string) => void;
+  /** The apply pipeline's applier, domains and timer. */
+  config?: ConfigDeps;
 }
 
 declare module 'fastify' {
@@ -59,22 +66,34 @@ export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<
 
   let live: LiveStatusSource | undefined;
   let app: FastifyInstance | undefined;
+  let config: ConfigService | undefined;
   // The first start hashes the generated password on the thread pool while the routes are built.
   const initialAdmin = ensureInitialAdmin(accounts, passwords, settings.stateDir);
   // Awaited below; until then a failure must not count as an unhandled rejection.
   initialAdmin.catch(() => undefined);
   try {
     live = deps.live ?? (await selectLiveSource(settings, now));
+    const sessions = new SessionStore(db, { idleMs: settings.sessionIdle * 1000, maxMs: settings.sessionMax * 1000 });
     const ctx: AppContext = {
       settings,
       db,
       now,
       accounts,
-      sessions: new SessionStore(db, { idleMs: settings.sessionIdle * 1000, maxMs: settings.sessionMax * 1000 }),
+      sessions,
       limiter: new LoginLimiter(db, now),
       passwords,
       live,
+      config: createConfigService({
+        settings,
+        db,
+        now,
+        accounts,
+        sessions,
+        deps: { ...deps.config, domains: deps.config?.domains ?? [networkDomain(settings)] },
+        report: (error, what) => app?.log.error({ err: error }, what),
+      }),
     };
+    config = ctx.config;
 
     app = Fastify({
       logger: { level: settings.logLevel },
@@ -98,7 +117,9 @@ export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<
     registerAuthRoutes(app, ctx);
     registerMenuRoutes(app, ctx);
     registerStatusRoutes(app, ctx);
-    registerEntityRoutes(app, ctx, ENTITIES, { [adminUser.name]: adminBinding(ctx) });
+    registerEntityRoutes(app, ctx, ENTITIES, { [adminUser.name]: adminBinding(ctx), ...networkBindings(db) });
+    registerJournalRoutes(app, ctx);
+    registerConfirmRoutes(app, ctx);
     registerOpenApiRoute(app, routes);
     await registerStaticFiles(app, settings);
 
@@ -108,15 +129,20 @@ export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<
       announce(`Initial admin password: ${created.password} (also in ${created.file})`);
     }
 
+    // A change left unconfirmed by the previous run is reverted or its window resumed.
+    await ctx.config.resume();
+
     const source = live;
     const ownsLive = deps.live === undefined;
     app.addHook('onClose', async () => {
       if (ownsLive) source.stop();
+      await ctx.config.stop();
       db.close();
     });
     return app;
   } catch (error) {
     await initialAdmin.catch(() => undefined);
+    await config?.stop().catch(() => undefined);
     if (deps.live === undefined) live?.stop();
     await app?.close().catch(() => undefined);
     if (db.open) db.close();

@@ -27,6 +27,10 @@ export interface Settings {
   sessionMax: number;
   tlsCert?: string;
   tlsKey?: string;
+  /** Folder the linux driver installs rendered files under; `/` on a device. */
+  systemRoot: string;
+  /** Seconds a change that can cut the administrator off waits for its confirmation. */
+  confirmSeconds: number;
 }
 
 export class SettingsError extends Error {}
@@ -91,5 +95,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     sessionMax: positiveInt(env, 'PORTICO_SESSION_MAX', 43200, 365 * 86400),
     tlsCert,
     tlsKey,
+    systemRoot: resolve(env.PORTICO_SYSTEM_ROOT?.trim() || '/'),
+    confirmSeconds: positiveInt(env, 'PORTICO_CONFIRM_SECONDS', 90, 3600),
   };
 }

@@ -30,7 +30,7 @@ function fakeAuth(role: RoleName) {
   return { role } as Parameters<typeof policyPermission>[0];
 }
 
-const PUBLIC_ROUTES = ['GET /*', 'GET /api/changelang', 'POST /api/changelang', 'POST /api/login'];
+const PUBLIC_ROUTES = ['GET /*', 'GET /api/changelang', 'POST /api/changelang', 'POST /api/login', 'POST /api/sysconf/confirm'];
 
 describe('every route declares who may call it', () => {
   test('each registered route has a policy, or is one of the known public routes', () => {

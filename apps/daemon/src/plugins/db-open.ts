@@ -56,6 +56,28 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; sql: string }> = [
       );
     `,
   },
+  {
+    name: 'change journal and pending apply',
+    sql: `
+      CREATE TABLE revisions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        user TEXT NOT NULL,
+        source_ip TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        changes TEXT NOT NULL,
+        snapshot TEXT NOT NULL
+      );
+      CREATE TABLE pending_apply (
+        slot INTEGER PRIMARY KEY CHECK (slot = 1),
+        revision_before INTEGER NOT NULL,
+        revision_after INTEGER NOT NULL,
+        token_hash TEXT NOT NULL,
+        deadline INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Opens (creating if needed) the database and brings its schema up to date. */

@@ -12,6 +12,7 @@ import type { AppContext } from '../../app-context.js';
 import { envelope, failure, success } from '../../plugins/api-envelope.js';
 import type { RoutePolicy } from '../../plugins/route-policy.js';
 import { listQuerySchema, pageRows, type ListQuery } from './entity-list.js';
+import { actorOf, confirmData, withConfirm } from '../../config/config-write.js';
 import {
   configRowCollection,
   configRowSingleton,
@@ -86,12 +87,15 @@ export function registerEntityRoutes(
 ): void {
   for (const entity of entities) {
     const binding = bindings[entity.name] ?? {};
+    // Every write goes through the config service: journalled, applied, confirmed if needed.
+    ctx.config.declare(entity);
+    const journalOnly = binding.store !== undefined;
     if (entity.kind === 'collection') {
       const store = (binding.store as CollectionStore | undefined) ?? configRowCollection(ctx.db, entity.name, ctx.now);
-      registerCollection(app, ctx, entity, store, binding.rules ?? {});
+      registerCollection(app, ctx, entity, store, binding.rules ?? {}, journalOnly);
     } else {
       const store = (binding.store as SingletonStore | undefined) ?? configRowSingleton(ctx.db, entity.name, ctx.now);
-      registerSingleton(app, ctx, entity, store, binding.rules ?? {});
+      registerSingleton(app, ctx, entity, store, binding.rules ?? {}, journalOnly);
     }
   }
 }
@@ -117,7 +121,14 @@ async function guarded<T>(work: () => Promise<T>): Promise<T | ApiFailure> {
   }
 }
 
-function registerCollection(app: FastifyInstance, ctx: AppContext, entity: AnyEntity, store: CollectionStore, rules: EntityRules): void {
+function registerCollection(
+  app: FastifyInstance,
+  ctx: AppContext,
+  entity: AnyEntity,
+  store: CollectionStore,
+  rules: EntityRules,
+  journalOnly: boolean,
+): void {
   const url = `/api/${entity.path}`;
   const { read, write } = policies(entity);
   const keepers = keepWhenEmptyFields(entity);
@@ -167,9 +178,16 @@ function registerCollection(app: FastifyInstance, ctx: AppContext, entity: AnyEn
         return guarded(async () => {
           const refused = await rules.checkDelete?.(rows, wctx);
           if (refused) return refused;
-          await store.remove(rows.map((r) => String(r.id)));
+          const outcome = await ctx.config.write({
+            entity,
+            actor: actorOf(request),
+            journalOnly,
+            mutate: () => store.remove(rows.map((r) => String(r.id))),
+            describe: () => rows.map((row) => ({ entity: entity.name, id: String(row.id), action: 'delete' as const, before: row })),
+          });
+          if (!outcome.ok) return outcome.reply;
           await rules.afterDelete?.(rows, wctx);
-          return success();
+          return success(confirmData(outcome));
         });
       }
 
@@ -181,9 +199,17 @@ function registerCollection(app: FastifyInstance, ctx: AppContext, entity: AnyEn
           const change: EntityChange = { mode: 'add', record: parsed.data as EntityRow };
           const refused = await rules.checkWrite?.(change, wctx);
           if (refused) return refused;
-          const saved = await store.insert(change.record);
+          const outcome = await ctx.config.write({
+            entity,
+            actor: actorOf(request),
+            journalOnly,
+            mutate: () => store.insert(change.record),
+            describe: (saved) => [{ entity: entity.name, id: String(saved.id), action: 'add', after: { ...change.record, ...saved } }],
+          });
+          if (!outcome.ok) return outcome.reply;
+          const saved = outcome.result;
           await rules.afterWrite?.({ ...change, saved }, wctx);
-          return success(show(saved));
+          return success(withConfirm(show(saved), outcome));
         });
       }
 
@@ -203,9 +229,18 @@ function registerCollection(app: FastifyInstance, ctx: AppContext, entity: AnyEn
           const change: EntityChange = { mode: 'update', record: without(parsed.data as EntityRow, kept), previous };
           const refused = await rules.checkWrite?.(change, wctx);
           if (refused) return refused;
-          const saved = await store.update(id.data, change.record);
+          const outcome = await ctx.config.write({
+            entity,
+            actor: actorOf(request),
+            journalOnly,
+            intent: [{ entity: entity.name, id: id.data, action: 'update', before: previous, after: { ...previous, ...change.record } }],
+            mutate: () => store.update(id.data, change.record),
+            describe: (saved) => [{ entity: entity.name, id: id.data, action: 'update', before: previous, after: { ...change.record, ...saved } }],
+          });
+          if (!outcome.ok) return outcome.reply;
+          const saved = outcome.result;
           await rules.afterWrite?.({ ...change, saved }, wctx);
-          return success(show(saved));
+          return success(withConfirm(show(saved), outcome));
         });
       }
 
@@ -214,7 +249,14 @@ function registerCollection(app: FastifyInstance, ctx: AppContext, entity: AnyEn
   );
 }
 
-function registerSingleton(app: FastifyInstance, ctx: AppContext, entity: AnyEntity, store: SingletonStore, rules: EntityRules): void {
+function registerSingleton(
+  app: FastifyInstance,
+  ctx: AppContext,
+  entity: AnyEntity,
+  store: SingletonStore,
+  rules: EntityRules,
+  journalOnly: boolean,
+): void {
   const url = `/api/${entity.path}`;
   const { read, write } = policies(entity);
   const keepers = keepWhenEmptyFields(entity);
@@ -255,9 +297,18 @@ function registerSingleton(app: FastifyInstance, ctx: AppContext, entity: AnyEnt
         const change: EntityChange = { mode: 'update', record: parsed.data as EntityRow, previous };
         const refused = await rules.checkWrite?.(change, wctx);
         if (refused) return refused;
-        const saved = await store.write(change.record);
+        const outcome = await ctx.config.write({
+          entity,
+          actor: actorOf(request),
+          journalOnly,
+          intent: [{ entity: entity.name, id: '', action: 'update', before: previous, after: change.record }],
+          mutate: () => store.write(change.record),
+          describe: (saved) => [{ entity: entity.name, id: '', action: 'update', before: previous, after: saved }],
+        });
+        if (!outcome.ok) return outcome.reply;
+        const saved = outcome.result;
         await rules.afterWrite?.({ ...change, saved }, wctx);
-        return success(publicRecord(entity, saved));
+        return success(withConfirm(publicRecord(entity, saved), outcome));
       });
     },
   );

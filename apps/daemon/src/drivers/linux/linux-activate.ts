@@ -18,7 +18,13 @@ export class ActivationError extends Error {
  * activated in the order given, which the renderers choose (links and addresses before
  * routes, rules and the firewall).
  */
-export function createLinuxActivator(options: { root: string; run: CommandRunner; dnsmasqBinary?: string }) {
+export function createLinuxActivator(options: {
+  root: string;
+  run: CommandRunner;
+  dnsmasqBinary?: string;
+  /** ip batch files whose failing lines are expected (links that exist, tables not made yet). */
+  tolerantBatches?: ReadonlySet<string>;
+}) {
   let dnsmasq: ChildProcess | null = null;
   let dnsmasqConf: string | null = null;
 
@@ -65,8 +71,8 @@ export function createLinuxActivator(options: { root: string; run: CommandRunner
         const path = join(options.root, file.target);
         switch (file.check) {
           case 'ip-batch':
-            // -force: keep going past "exists" answers for state that is already right.
-            await options.run(['ip', '-force', '-batch', path]);
+            if (options.tolerantBatches?.has(file.target)) await options.run(['ip', '-force', '-batch', path]);
+            else await runOrThrow(file.target, ['ip', '-batch', path]);
             break;
           case 'sysctl':
             await runOrThrow(file.target, ['sysctl', '-q', '-p', path]);

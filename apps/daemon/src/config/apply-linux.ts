@@ -1,0 +1,29 @@
+import type { CommandRunner } from '../engine/command-runner.js';
+import { installFiles, LINUX_CHECKS } from '../engine/file-install.js';
+import { createLinuxActivator } from '../drivers/linux/linux-activate.js';
+import type { DomainRegistry } from './config-domains.js';
+import type { ConfigApplier } from './config-types.js';
+import { TOLERANT_BATCHES } from '../domains/network/network-config.js';
+
+/**
+ * Applier of the linux driver: renders the domains, installs the files under `root` (the
+ * system root, `/` on a device) after each passed its real checker, then makes the changed
+ * ones live in render order (ip batches, sysctl, nft, dnsmasq).
+ */
+export function createLinuxApplier(options: { root: string; run: CommandRunner; domains: DomainRegistry; dnsmasqBinary?: string }): ConfigApplier {
+  const activator = createLinuxActivator({
+    root: options.root,
+    run: options.run,
+    dnsmasqBinary: options.dnsmasqBinary,
+    tolerantBatches: TOLERANT_BATCHES,
+  });
+  return {
+    async apply(domains, snapshot) {
+      const files = options.domains.render(domains, snapshot).flatMap((output) => output.files);
+      if (files.length === 0) return;
+      const changed = await installFiles(files, { root: options.root, run: options.run, checks: LINUX_CHECKS });
+      await activator.activate(changed);
+    },
+    stop: () => activator.stop(),
+  };
+}

@@ -1,0 +1,90 @@
+import { ENTITIES, MSG, NETWORK_RULES, type NetworkRows } from '@portico/schema';
+import type { Db } from '../../plugins/db-open.js';
+import { failure } from '../../plugins/api-envelope.js';
+import type { Settings } from '../../settings.js';
+import type { ConfigDomain, ConfigSnapshot } from '../../config/config-types.js';
+import { collectionRows, NETWORK_ENTITY_NAMES, singletonRecord } from '../../config/config-domains.js';
+import type { EntityBinding } from '../entity/entity-routes.js';
+import { singletonDefaults } from '../entity/entity-routes.js';
+import type { EntityRow } from '../entity/entity-store.js';
+import { DEFAULT_RENDER_OPTIONS, type NetworkConfig } from './network-config.js';
+import { renderNetwork } from './network-render.js';
+
+const SINGLETONS = new Set(['arpAuth', 'iptv']);
+
+function entityNamed(name: string) {
+  const entity = ENTITIES.find((e) => e.name === name);
+  if (!entity) throw new Error(`network entity ${name} is not declared`);
+  return entity;
+}
+
+/** The renderer's typed configuration from a snapshot; unsaved singletons read as their defaults. */
+export function networkConfigOf(snapshot: ConfigSnapshot): NetworkConfig {
+  const rows = (name: string) => collectionRows(snapshot, name) as never[];
+  const single = (name: string) => (singletonRecord(snapshot, name) ?? singletonDefaults(entityNamed(name))) as never;
+  return {
+    interfaces: rows('networkInterface'),
+    vlans: rows('vlan'),
+    dhcpServers: rows('dhcpServer'),
+    dhcpStatic: rows('dhcpStatic'),
+    staticRoutes: rows('staticRoute'),
+    arpBinds: rows('arpBind'),
+    arpAuth: single('arpAuth'),
+    multiWan: rows('multiWan'),
+    portAttributes: rows('portAttribute'),
+    iptv: single('iptv'),
+    vpnClients: rows('vpnClient'),
+  };
+}
+
+/**
+ * The network domain of the config engine: its entities and its renderer. The console's own
+ * port is always among the admin ports the LAN may reach, so the firewall never locks the
+ * console out of the address it is served on.
+ */
+export function networkDomain(settings: Pick<Settings, 'port'>): ConfigDomain {
+  const adminPorts = [...new Set([settings.port, ...DEFAULT_RENDER_OPTIONS.adminPorts])];
+  return {
+    name: 'network',
+    entities: NETWORK_ENTITY_NAMES,
+    render: (snapshot) => renderNetwork(networkConfigOf(snapshot), { ...DEFAULT_RENDER_OPTIONS, adminPorts }),
+  };
+}
+
+/** Stored rows of every network entity, for the cross-record rules. */
+export function readNetworkRows(db: Db): NetworkRows {
+  const out: Record<string, EntityRow[]> = {};
+  const rows = db
+    .prepare(`SELECT entity, id, data FROM config_rows WHERE entity IN (${NETWORK_ENTITY_NAMES.map(() => '?').join(',')}) ORDER BY rowid`)
+    .all(...NETWORK_ENTITY_NAMES) as Array<{ entity: string; id: string; data: string }>;
+  for (const row of rows) {
+    const data = JSON.parse(row.data) as EntityRow;
+    (out[row.entity] ??= []).push(SINGLETONS.has(row.entity) ? data : { ...data, id: row.id });
+  }
+  return out as NetworkRows;
+}
+
+function verdictReply(verdict: Record<string, string> | string | undefined) {
+  if (verdict === undefined) return undefined;
+  if (typeof verdict === 'string') return failure(verdict);
+  return failure(MSG.invalid, verdict);
+}
+
+/** The spec §5 cross-record rules (packages/schema/src/network/network-rules.ts) on the write path. */
+export function networkBindings(db: Db): Record<string, EntityBinding> {
+  const bindings: Record<string, EntityBinding> = {};
+  for (const [name, rules] of Object.entries(NETWORK_RULES)) {
+    const write = rules.write as (candidate: never, rows: NetworkRows) => Record<string, string> | string | undefined;
+    const remove = 'delete' in rules ? (rules.delete as (rows: never[], all: NetworkRows) => string | undefined) : undefined;
+    bindings[name] = {
+      rules: {
+        checkWrite: (change) => {
+          const candidate = { ...(change.previous ?? {}), ...change.record };
+          return verdictReply(write(candidate as never, readNetworkRows(db)));
+        },
+        ...(remove ? { checkDelete: (rows: EntityRow[]) => verdictReply(remove(rows as never[], readNetworkRows(db))) } : {}),
+      },
+    };
+  }
+  return bindings;
+}
