@@ -1,5 +1,6 @@
 import { CSRF_HEADER, MSG, type ApiFailure, type ApiReply } from '@portico/schema';
 import { i18n, translateMessage } from '../i18n/console-i18n.js';
+import { offerApplyConfirm } from '../state/apply-confirm-store.js';
 import { useLoadingStore } from '../state/loading-store.js';
 import { useSessionStore } from '../state/session-store.js';
 import { redirectToLogin } from '../routes/navigation.js';
@@ -102,7 +103,8 @@ export async function apiGet<T>(path: string, params?: QueryParams): Promise<T> 
 
 /**
  * Writes with POST /api/<path>. The body's `action` defaults to `update`. The loading
- * indicator stays up until every write has finished.
+ * indicator stays up until every write has finished. A reply carrying `data.confirm` is
+ * handed to the apply-confirmation store.
  */
 export async function apiPost<T>(path: string, body?: Record<string, unknown>): Promise<ApiReply<T>> {
   const { csrf } = useSessionStore.getState();
@@ -117,6 +119,8 @@ export async function apiPost<T>(path: string, body?: Record<string, unknown>): 
       body: JSON.stringify({ ...body, action: body?.action ?? 'update' }),
     });
     if (!reply.success) showErrorNotice(failureMessage(reply));
+    // A write that can cut access off waits for confirmation: the shell's bar takes it.
+    else offerApplyConfirm(reply.data);
     return reply;
   } finally {
     loading.end();

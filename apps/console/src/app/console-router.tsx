@@ -2,9 +2,11 @@ import { lazy, useEffect } from 'react';
 import { BrowserRouter, Route, Routes, useNavigate } from 'react-router';
 import { bindNavigator, CHANGE_PASSWORD_PATH, LOGIN_PATH } from '../routes/navigation.js';
 import { AdminArea } from '../shell/admin-area.js';
+import { CONFIRM_PAGE_PATH } from '../shell/apply-confirm-actions.js';
 
 const LoginPage = lazy(() => import('../pages/login/login-page.js'));
 const ModPwdPage = lazy(() => import('../pages/modpwd/modpwd-page.js'));
+const ConfirmPage = lazy(() => import('../pages/system-maintain/confirm-page.js'));
 
 /** Lets code outside components (the API client on a 401) change the page. */
 function NavigatorBinding() {
@@ -14,7 +16,8 @@ function NavigatorBinding() {
 }
 
 /**
- * The two public pages of the console, and everything else behind the session. Admin
+ * The public pages of the console (sign-in, password change, and the confirmation of a
+ * change from another address), and everything else behind the session. Admin
  * routes are built from the server's menu inside AdminArea, so a page this account or
  * device does not have is simply not routed. (Declarative routing: the data router's
  * loaders and actions are not used and would double the router's size.)
@@ -26,6 +29,7 @@ export function ConsoleRouter() {
       <Routes>
         <Route path={LOGIN_PATH} element={<LoginPage />} />
         <Route path={CHANGE_PASSWORD_PATH} element={<ModPwdPage />} />
+        <Route path={CONFIRM_PAGE_PATH} element={<ConfirmPage />} />
         <Route path="*" element={<AdminArea />} />
       </Routes>
     </BrowserRouter>

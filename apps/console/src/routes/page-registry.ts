@@ -7,6 +7,7 @@ type LazyPage = LazyExoticComponent<ComponentType>;
 /** Hand-written pages by full path; each is its own chunk. */
 export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/dashboard': lazy(() => import('../pages/dashboard/dashboard-page.js')),
+  '/system/systemmaintain': lazy(() => import('../pages/system-maintain/system-maintain-page.js')),
 };
 
 export const PAGE_CATALOGUE: PageCatalogue = {

@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
 import type { MenuSection } from '@portico/schema';
 import { HOME_PATH } from '../routes/navigation.js';
+import { ApplyConfirmBanner } from './apply-confirm-bar.js';
 import { NavMenu } from './nav-menu.js';
 import { PageErrorBoundary } from './page-error-boundary.js';
 import { PageLoader } from './page-loader.js';
@@ -56,6 +57,7 @@ export function ConsoleShell({ menu, children }: Props) {
         </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>
+        <ApplyConfirmBanner />
         <PageErrorBoundary resetKey={pathname}>
           <Suspense fallback={<PageLoader />}>{children}</Suspense>
         </PageErrorBoundary>

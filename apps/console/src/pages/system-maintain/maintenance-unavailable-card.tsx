@@ -1,0 +1,36 @@
+import { Badge, Card, Group, Stack, Text, Title } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+
+/** The other maintenance functions of the spec, none of which this build carries yet. */
+export const UNAVAILABLE_FUNCTIONS = ['backup', 'restore', 'upgrade', 'reboot', 'factoryReset'] as const;
+
+/**
+ * Says plainly that backup, restore, upgrade, reboot and factory reset are missing here,
+ * with no buttons, so nothing looks as if it worked.
+ */
+export function MaintenanceUnavailableCard() {
+  const { t } = useTranslation();
+  return (
+    <Card withBorder padding="md" data-testid="maintain-unavailable">
+      <Group justify="space-between" wrap="wrap" mb="xs">
+        <Title order={4}>{t('maintain.other.title')}</Title>
+        <Badge color="gray" variant="light" tt="none">
+          {t('maintain.other.badge')}
+        </Badge>
+      </Group>
+      <Text size="sm" c="dimmed" mb="sm">
+        {t('maintain.other.text')}
+      </Text>
+      <Stack gap={4}>
+        {UNAVAILABLE_FUNCTIONS.map((name) => (
+          <Group key={name} gap="xs" data-testid={`maintain-unavailable-${name}`}>
+            <Text size="sm">{t(`maintain.other.${name}`)}</Text>
+            <Text size="xs" c="dimmed">
+              {t('maintain.other.unavailable')}
+            </Text>
+          </Group>
+        ))}
+      </Stack>
+    </Card>
+  );
+}
