@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { CommandRunner } from '../engine/command-runner.js';
 import { installFiles, LINUX_CHECKS } from '../engine/file-install.js';
 import { createLinuxActivator } from '../drivers/linux/linux-activate.js';
@@ -10,17 +12,26 @@ import { TOLERANT_BATCHES } from '../domains/network/network-config.js';
  * system root, `/` on a device) after each passed its real checker, then makes the changed
  * ones live in render order (ip batches, sysctl, nft, dnsmasq).
  */
-export function createLinuxApplier(options: { root: string; run: CommandRunner; domains: DomainRegistry; dnsmasqBinary?: string }): ConfigApplier {
+export function createLinuxApplier(options: {
+  root: string;
+  run: CommandRunner;
+  domains: DomainRegistry;
+  dnsmasqBinary?: string;
+  spawnPrefix?: readonly string[];
+}): ConfigApplier {
   const activator = createLinuxActivator({
     root: options.root,
     run: options.run,
     dnsmasqBinary: options.dnsmasqBinary,
     tolerantBatches: TOLERANT_BATCHES,
+    spawnPrefix: options.spawnPrefix,
   });
   return {
     async apply(domains, snapshot) {
-      const files = options.domains.render(domains, snapshot).flatMap((output) => output.files);
+      const outputs = options.domains.render(domains, snapshot);
+      const files = outputs.flatMap((output) => output.files);
       if (files.length === 0) return;
+      for (const dir of outputs.flatMap((output) => output.dirs ?? [])) await mkdir(join(options.root, dir), { recursive: true });
       const changed = await installFiles(files, { root: options.root, run: options.run, checks: LINUX_CHECKS });
       await activator.activate(changed);
     },

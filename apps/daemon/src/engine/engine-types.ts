@@ -20,6 +20,8 @@ export interface RenderedFile {
 export interface RenderOutput {
   domain: string;
   files: RenderedFile[];
+  /** Folders (absolute on the target) the domain's services write into. */
+  dirs?: string[];
 }
 
 /** Every value that reaches a rendered file passes this first: no control characters ever. */

@@ -51,6 +51,8 @@ export interface NetworkRenderOptions {
   adminPorts: readonly number[];
   /** Local port that answers unbound clients with a redirect to the ARP authentication URL. */
   arpAuthNoticePort: number;
+  /** Prefix of every path a rendered file names (the lab runs the system under a folder). */
+  systemRoot?: string;
 }
 
 export const DEFAULT_RENDER_OPTIONS: NetworkRenderOptions = {
@@ -72,6 +74,9 @@ export const NETWORK_FILES = {
   /** Upstream DNS servers learnt by DHCP and PPPoE WANs, written by their clients. */
   wanResolv: '/run/portico/resolv.wan',
 } as const;
+
+/** Folders the services write into; the driver creates them before starting anything. */
+export const NETWORK_DIRS = ['/var/lib/portico', '/run/portico'] as const;
 
 /**
  * ip batch files the driver runs with `ip -force -batch`: a line that fails (a link that

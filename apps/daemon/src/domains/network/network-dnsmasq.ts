@@ -10,7 +10,7 @@ import { device, hostLabel, identifier, integer, ipv4, mac, cidr6 } from './netw
  * value is a validated address, MAC, device name or host label: none can hold a comma or a
  * line break, which are dnsmasq's separators.
  */
-export function renderDnsmasq(plan: NetworkPlan): string {
+export function renderDnsmasq(plan: NetworkPlan, root = ''): string {
   const lines = [
     '# Portico DNS and DHCP service. Generated; changes are overwritten.',
     'port=53',
@@ -26,10 +26,10 @@ export function renderDnsmasq(plan: NetworkPlan): string {
     if (wan.dynamic && wan.row.dns.length === 0) learnt = true;
   }
   // WANs that learn their DNS servers (DHCP, PPPoE) have their clients write them to one file.
-  lines.push(learnt ? `resolv-file=${NETWORK_FILES.wanResolv}` : 'no-resolv');
+  lines.push(learnt ? `resolv-file=${root}${NETWORK_FILES.wanResolv}` : 'no-resolv');
   lines.push(...servers);
 
-  lines.push('dhcp-authoritative', `dhcp-leasefile=${NETWORK_FILES.leases}`);
+  lines.push('dhcp-authoritative', `dhcp-leasefile=${root}${NETWORK_FILES.leases}`);
   let ra = false;
   for (const server of plan.config.dhcpServers) {
     if (!server.enabled) continue;

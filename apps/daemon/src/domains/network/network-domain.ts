@@ -42,12 +42,13 @@ export function networkConfigOf(snapshot: ConfigSnapshot): NetworkConfig {
  * port is always among the admin ports the LAN may reach, so the firewall never locks the
  * console out of the address it is served on.
  */
-export function networkDomain(settings: Pick<Settings, 'port'>): ConfigDomain {
+export function networkDomain(settings: Pick<Settings, 'port' | 'systemRoot'>): ConfigDomain {
   const adminPorts = [...new Set([settings.port, ...DEFAULT_RENDER_OPTIONS.adminPorts])];
+  const systemRoot = settings.systemRoot === '/' ? '' : settings.systemRoot.replace(/\/+$/, '');
   return {
     name: 'network',
     entities: NETWORK_ENTITY_NAMES,
-    render: (snapshot) => renderNetwork(networkConfigOf(snapshot), { ...DEFAULT_RENDER_OPTIONS, adminPorts }),
+    render: (snapshot) => renderNetwork(networkConfigOf(snapshot), { ...DEFAULT_RENDER_OPTIONS, adminPorts, systemRoot }),
   };
 }
 

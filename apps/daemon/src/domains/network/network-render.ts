@@ -1,5 +1,5 @@
 import type { RenderedFile, RenderOutput } from '../../engine/engine-types.js';
-import { DEFAULT_RENDER_OPTIONS, NETWORK_FILES, type NetworkConfig, type NetworkRenderOptions } from './network-config.js';
+import { DEFAULT_RENDER_OPTIONS, NETWORK_DIRS, NETWORK_FILES, type NetworkConfig, type NetworkRenderOptions } from './network-config.js';
 import { renderDnsmasq } from './network-dnsmasq.js';
 import { renderLinksBatch, renderRoutesBatch, renderStateBatch } from './network-ip-batch.js';
 import { renderNftables } from './network-nftables.js';
@@ -22,9 +22,9 @@ export function renderNetwork(config: NetworkConfig, options: NetworkRenderOptio
     { target: NETWORK_FILES.sysctl, content: renderSysctl(plan), check: 'sysctl' },
     { target: NETWORK_FILES.stateBatch, content: renderStateBatch(plan), check: 'ip-batch' },
     { target: NETWORK_FILES.routesBatch, content: renderRoutesBatch(plan), check: 'ip-batch' },
-    { target: NETWORK_FILES.dnsmasq, content: renderDnsmasq(plan), check: 'dnsmasq' },
+    { target: NETWORK_FILES.dnsmasq, content: renderDnsmasq(plan, options.systemRoot ?? ''), check: 'dnsmasq' },
   ];
   const igmp = renderIgmpProxy(plan);
   if (igmp) files.push({ target: NETWORK_FILES.igmpproxy, content: igmp, check: 'none' });
-  return [{ domain: 'network', files }];
+  return [{ domain: 'network', files, dirs: [...NETWORK_DIRS] }];
 }

@@ -24,6 +24,8 @@ export function createLinuxActivator(options: {
   dnsmasqBinary?: string;
   /** ip batch files whose failing lines are expected (links that exist, tables not made yet). */
   tolerantBatches?: ReadonlySet<string>;
+  /** Prepended to the supervised service's command (the lab runs it inside a namespace). */
+  spawnPrefix?: readonly string[];
 }) {
   let dnsmasq: ChildProcess | null = null;
   let dnsmasqConf: string | null = null;
@@ -41,7 +43,9 @@ export function createLinuxActivator(options: {
 
   async function startDnsmasq(conf: string): Promise<void> {
     await stopDnsmasq();
-    const child = spawn(options.dnsmasqBinary ?? 'dnsmasq', ['--keep-in-foreground', `--conf-file=${conf}`], {
+    const [command, ...prefix] = options.spawnPrefix ?? [];
+    const argv = [options.dnsmasqBinary ?? 'dnsmasq', '--keep-in-foreground', `--conf-file=${conf}`, `--pid-file=${join(options.root, 'run/portico/dnsmasq.pid')}`];
+    const child = spawn(command ?? argv[0]!, command ? [...prefix, ...argv] : argv.slice(1), {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
