@@ -102,7 +102,7 @@ describe('network domain on the linux driver, real traffic', () => {
     inNs(client.ns, ['ip', 'route', 'replace', 'default', 'via', '192.168.11.1']);
     let body = '';
     for (let i = 0; i < 20 && !body.includes('upstream-ok'); i++) {
-      body = inNs(client.ns, ['busybox', 'wget', '-q', '-O', '-', `http://${SERVER_ADDRESS}/`], { allowFail: true }).stdout;
+      body = inNs(client.ns, ['busybox', 'wget', '-q', '-O', '-', `http://${SERVER_ADDRESS}/`], { allowFail: true, timeoutMs: 3000 }).stdout;
       if (!body.includes('upstream-ok')) await new Promise((r) => setTimeout(r, 200));
     }
     expect(body).toContain('upstream-ok');

@@ -33,10 +33,17 @@ export interface Lab {
   down(): void;
 }
 
-export function run(argv: string[], options: { allowFail?: boolean; input?: string } = {}) {
+export interface RunOptions {
+  allowFail?: boolean;
+  input?: string;
+  /** Killed after this long (a dropped connection would otherwise hang the suite). */
+  timeoutMs?: number;
+}
+
+export function run(argv: string[], options: RunOptions = {}) {
   const [command, ...args] = argv;
-  const result = spawnSync(command!, args, { encoding: 'utf8', input: options.input });
-  if (result.error) throw result.error;
+  const result = spawnSync(command!, args, { encoding: 'utf8', input: options.input, timeout: options.timeoutMs ?? 30_000, killSignal: 'SIGKILL' });
+  if (result.error && !(options.allowFail && (result.error as NodeJS.ErrnoException).code === 'ETIMEDOUT')) throw result.error;
   if (result.status !== 0 && !options.allowFail) {
     throw new Error(`${argv.join(' ')} failed (${result.status}): ${result.stderr}`);
   }
@@ -44,7 +51,7 @@ export function run(argv: string[], options: { allowFail?: boolean; input?: stri
 }
 
 /** Runs a command inside a namespace: `ip netns exec <ns> <argv…>`. */
-export function inNs(ns: string, argv: string[], options: { allowFail?: boolean; input?: string } = {}) {
+export function inNs(ns: string, argv: string[], options: RunOptions = {}) {
   return run(['ip', 'netns', 'exec', ns, ...argv], options);
 }
 

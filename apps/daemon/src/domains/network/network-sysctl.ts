@@ -15,6 +15,10 @@ export function renderSysctl(plan: NetworkPlan): string {
     'net.ipv4.conf.all.rp_filter = 0',
     'net.ipv4.conf.default.rp_filter = 1',
     'net.ipv4.conf.all.arp_filter = 1',
+    // A WAN whose link drops stops carrying its routes at once: multi-WAN fails over on carrier
+    // loss without waiting for a probe.
+    'net.ipv4.conf.all.ignore_routes_with_linkdown = 1',
+    'net.ipv4.conf.default.ignore_routes_with_linkdown = 1',
   ];
   if (plan.ipv6) lines.push('net.ipv6.conf.all.forwarding = 1');
   const key = (dev: string, family: 'ipv4' | 'ipv6', name: string) => `net/${family}/conf/${device(dev)}/${name}`;
