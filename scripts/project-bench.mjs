@@ -1,11 +1,33 @@
 // `npm run bench`: every tests/bench/*.bench.mjs, each printing one JSON line of figures.
 // Budgets are reported in the line; BENCH_STRICT=1 makes a breach fail the run.
-import { readdirSync } from 'node:fs';
+// Benchmarks written in TypeScript (they drive daemon modules) are bundled with esbuild first.
+import { readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
 import { run } from './project-steps.mjs';
 
-const files = readdirSync('tests/bench').filter((f) => f.endsWith('.bench.mjs')).sort();
+const files = readdirSync('tests/bench').filter((f) => /\.bench\.(mjs|ts)$/.test(f)).sort();
 let failed = 0;
 for (const file of files) {
-  if (run(process.execPath, [`tests/bench/${file}`]) !== 0) failed += 1;
+  let entry = resolve('tests/bench', file);
+  if (file.endsWith('.ts')) {
+    const { build } = createRequire(resolve('apps/daemon/package.json'))('esbuild');
+    const outfile = join(resolve('tests/bench'), `.${file.replace(/\.ts$/, '')}.built.mjs`);
+    await build({
+      entryPoints: [entry],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      external: ['better-sqlite3'],
+      logLevel: 'warning',
+      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    });
+    entry = outfile;
+  }
+  if (run(process.execPath, [entry]) !== 0) failed += 1;
+  if (file.endsWith('.ts')) rmSync(entry, { force: true });
 }
+
 process.exit(failed ? 1 : 0);

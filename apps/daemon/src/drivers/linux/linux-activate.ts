@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandRunner } from '../../engine/command-runner.js';
 import type { RenderedFile } from '../../engine/engine-types.js';
@@ -44,21 +45,24 @@ export function createLinuxActivator(options: {
   async function startDnsmasq(conf: string): Promise<void> {
     await stopDnsmasq();
     const [command, ...prefix] = options.spawnPrefix ?? [];
-    const argv = [options.dnsmasqBinary ?? 'dnsmasq', '--keep-in-foreground', `--conf-file=${conf}`, `--pid-file=${join(options.root, 'run/portico/dnsmasq.pid')}`];
+    const pidFile = join(options.root, 'run/portico/dnsmasq.pid');
+    await rm(pidFile, { force: true });
+    const argv = [options.dnsmasqBinary ?? 'dnsmasq', '--keep-in-foreground', `--conf-file=${conf}`, `--pid-file=${pidFile}`];
     const child = spawn(command ?? argv[0]!, command ? [...prefix, ...argv] : argv.slice(1), {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
     child.stderr!.on('data', (chunk) => (stderr += chunk));
-    // dnsmasq exits at once on a bad configuration or a port in use; a running one stays.
-    const early = await new Promise<number | null>((done) => {
-      const timer = setTimeout(() => done(null), 300);
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        done(code ?? 1);
-      });
-    });
-    if (early !== null) throw new ActivationError(conf, `dnsmasq exited (${early}): ${stderr.slice(0, 500)}`);
+    // dnsmasq writes its pid file once its sockets are bound: that is the moment it serves.
+    // A bad configuration or a port in use makes it exit instead.
+    const exited = new Promise<number>((done) => child.once('exit', (code) => done(code ?? 1)));
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const code = await Promise.race([exited, new Promise<null>((r) => setTimeout(() => r(null), 10))]);
+      if (code !== null) throw new ActivationError(conf, `dnsmasq exited (${code}): ${stderr.slice(0, 500)}`);
+      if (await readFile(pidFile, 'utf8').then((text) => text.trim() !== '', () => false)) break;
+      if (Date.now() > deadline) throw new ActivationError(conf, 'dnsmasq did not become ready');
+    }
     dnsmasq = child;
     dnsmasqConf = conf;
   }

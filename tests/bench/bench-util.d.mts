@@ -1,0 +1,2 @@
+export function median(values: number[]): number;
+export function report(name: string, figures: Record<string, unknown>, budgets: Record<string, number>): boolean;
