@@ -1,25 +1,12 @@
 // Apply of a network + DHCP change on the linux driver, in the lab's gateway namespace: render,
 // check with nft -c and dnsmasq --test, install atomically, make live (ip batches, sysctl,
 // nft -f, dnsmasq restarted until it serves). Budget: p99 <= 300 ms over 50 applies.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { dhcpServer, networkInterface, writeSchema, type AnyEntity } from '@portico/schema';
-import { runCommand, type CommandRunner } from '../../apps/daemon/src/engine/command-runner.js';
-import { createLinuxApplier } from '../../apps/daemon/src/config/apply-linux.js';
-import { DomainRegistry } from '../../apps/daemon/src/config/config-domains.js';
-import { networkDomain } from '../../apps/daemon/src/domains/network/network-domain.js';
-import { createLab } from '../lab/lab-topology.js';
+import { dhcpServer, networkInterface } from '@portico/schema';
+import { createLabGateway, row } from '../lab/lab-gateway.js';
 import { labPrerequisites } from '../lab/lab-packages.js';
 import { median, report } from './bench-util.mjs';
 
 const APPLIES = Number(process.env.BENCH_APPLIES ?? 50);
-
-function row(entity: AnyEntity, id: string, input: Record<string, unknown>) {
-  const parsed = writeSchema(entity, 'add').safeParse(input);
-  if (!parsed.success) throw new Error(`${entity.name}: ${JSON.stringify(parsed.error.issues)}`);
-  return { id, data: { ...(parsed.data as object), id } as Record<string, unknown> };
-}
 
 function snapshot(i: number) {
   return {
@@ -38,27 +25,17 @@ if (blocker) {
   process.exit(process.env.BENCH_STRICT ? 1 : 0);
 }
 
-const lab = createLab({ clients: 1 });
-const root = mkdtempSync(join(tmpdir(), 'portico-bench-root-'));
-const inGateway: CommandRunner = (argv, options) => runCommand(['ip', 'netns', 'exec', lab.gw, ...argv], options);
-const applier = createLinuxApplier({
-  root,
-  run: inGateway,
-  domains: new DomainRegistry([networkDomain({ port: 8080, systemRoot: root })]),
-  spawnPrefix: ['ip', 'netns', 'exec', lab.gw],
-});
+const gateway = createLabGateway({ clients: 1, httpServer: false });
 const times: number[] = [];
 try {
-  await applier.apply(['network'], snapshot(0));
+  await gateway.apply(snapshot(0));
   for (let i = 1; i <= APPLIES; i++) {
     const started = process.hrtime.bigint();
-    await applier.apply(['network'], snapshot(i));
+    await gateway.apply(snapshot(i));
     times.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
 } finally {
-  await applier.stop?.();
-  lab.down();
-  rmSync(root, { recursive: true, force: true });
+  await gateway.down();
 }
 const sorted = [...times].sort((a, b) => a - b);
 const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)]!;

@@ -1,16 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { dhcpServer, dhcpStatic, networkInterface, staticRoute, writeSchema, type AnyEntity } from '@portico/schema';
-import { runCommand, type CommandRunner } from '../../apps/daemon/src/engine/command-runner.js';
-import { createLinuxApplier } from '../../apps/daemon/src/config/apply-linux.js';
-import { DomainRegistry } from '../../apps/daemon/src/config/config-domains.js';
-import type { ConfigApplier, ConfigSnapshot } from '../../apps/daemon/src/config/config-types.js';
-import { networkDomain } from '../../apps/daemon/src/domains/network/network-domain.js';
-import { createLab, inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
+import { dhcpServer, dhcpStatic, networkInterface, staticRoute } from '@portico/schema';
+import type { ConfigSnapshot } from '../../apps/daemon/src/config/config-types.js';
+import { inNs, type Lab } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
+import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
 
 /**
  * The network domain applied for real: the linux applier (real checkers, atomic install,
@@ -20,17 +13,8 @@ import { labPrerequisites } from './lab-packages.js';
 const blocker = labPrerequisites();
 if (blocker) throw new Error(`lab suite cannot run: ${blocker}`);
 
+let gateway: LabGateway;
 let lab: Lab;
-let root: string;
-let applier: ConfigApplier;
-let httpd: ChildProcess;
-let webRoot: string;
-
-function row(entity: AnyEntity, id: string, input: Record<string, unknown>) {
-  const parsed = writeSchema(entity, 'add').safeParse(input);
-  if (!parsed.success) throw new Error(`${entity.name}: ${JSON.stringify(parsed.error.issues)}`);
-  return { id, data: { ...(parsed.data as object), id } as Record<string, unknown> };
-}
 
 function snapshot(extra: Partial<Record<string, ReturnType<typeof row>[]>> = {}): ConfigSnapshot {
   return {
@@ -61,26 +45,13 @@ function lease(clientIndex: number): string {
 }
 
 beforeAll(async () => {
-  lab = createLab({ clients: 2 });
-  root = mkdtempSync(join(tmpdir(), 'portico-lab-root-'));
-  const inGateway: CommandRunner = (argv, options) => runCommand(['ip', 'netns', 'exec', lab.gw, ...argv], options);
-  applier = createLinuxApplier({
-    root,
-    run: inGateway,
-    domains: new DomainRegistry([networkDomain({ port: 8080, systemRoot: root })]),
-    spawnPrefix: ['ip', 'netns', 'exec', lab.gw],
-  });
-  webRoot = mkdtempSync(join(tmpdir(), 'portico-lab-www-'));
-  writeFileSync(join(webRoot, 'index.html'), 'upstream-ok\n');
-  httpd = spawn('ip', ['netns', 'exec', lab.inet, 'busybox', 'httpd', '-f', '-p', `${SERVER_ADDRESS}:80`, '-h', webRoot], { stdio: 'ignore' });
-  await applier.apply(['network'], snapshot());
+  gateway = createLabGateway({ clients: 2 });
+  lab = gateway.lab;
+  await gateway.apply(snapshot());
 });
 
 afterAll(async () => {
-  await applier?.stop?.();
-  httpd?.kill();
-  lab?.down();
-  for (const dir of [root, webRoot]) if (dir) rmSync(dir, { recursive: true, force: true });
+  await gateway?.down();
 });
 
 describe('network domain on the linux driver, real traffic', () => {
@@ -100,12 +71,7 @@ describe('network domain on the linux driver, real traffic', () => {
     const client = lab.clients[1]!;
     inNs(client.ns, ['ip', 'addr', 'replace', '192.168.11.10/24', 'dev', client.ifname]);
     inNs(client.ns, ['ip', 'route', 'replace', 'default', 'via', '192.168.11.1']);
-    let body = '';
-    for (let i = 0; i < 20 && !body.includes('upstream-ok'); i++) {
-      body = inNs(client.ns, ['busybox', 'wget', '-q', '-O', '-', `http://${SERVER_ADDRESS}/`], { allowFail: true, timeoutMs: 3000 }).stdout;
-      if (!body.includes('upstream-ok')) await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(body).toContain('upstream-ok');
+    expect(await gateway.fetchUpstream(client.ns, 20)).toBe(true);
     const ruleset = inNs(lab.gw, ['nft', 'list', 'ruleset']).stdout;
     expect(ruleset).toContain('table inet portico');
     expect(ruleset).toMatch(/masquerade/);
@@ -116,8 +82,7 @@ describe('network domain on the linux driver, real traffic', () => {
     const router = lab.clients[0]!;
     inNs(router.ns, ['ip', 'addr', 'replace', '192.168.11.254/24', 'dev', router.ifname]);
     inNs(router.ns, ['ip', 'addr', 'replace', '10.99.0.1/32', 'dev', 'lo']);
-    await applier.apply(
-      ['network'],
+    await gateway.apply(
       snapshot({ staticRoute: [row(staticRoute, 'r1', { target: '10.99.0.0/24', gateway: '192.168.11.254', interface: 'lan', metric: 10 })] }),
     );
     const routes = inNs(lab.gw, ['ip', 'route', 'show', '10.99.0.0/24']).stdout;

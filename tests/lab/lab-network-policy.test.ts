@@ -1,41 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { arpBind, multiWan, networkInterface, writeSchema, type AnyEntity } from '@portico/schema';
-import { runCommand, type CommandRunner } from '../../apps/daemon/src/engine/command-runner.js';
-import { createLinuxApplier } from '../../apps/daemon/src/config/apply-linux.js';
-import { DomainRegistry } from '../../apps/daemon/src/config/config-domains.js';
-import type { ConfigApplier } from '../../apps/daemon/src/config/config-types.js';
-import { networkDomain } from '../../apps/daemon/src/domains/network/network-domain.js';
-import { createLab, inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
+import { arpBind, multiWan, networkInterface } from '@portico/schema';
+import { inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
+import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
 
 /** ARP binding and multi-WAN failover, with the same real applier as the DHCP/NAT suite. */
 const blocker = labPrerequisites();
 if (blocker) throw new Error(`lab suite cannot run: ${blocker}`);
 
+let gateway: LabGateway;
 let lab: Lab;
-let root: string;
-let applier: ConfigApplier;
-let httpd: ChildProcess;
-let webRoot: string;
-
-function row(entity: AnyEntity, id: string, input: Record<string, unknown>) {
-  const parsed = writeSchema(entity, 'add').safeParse(input);
-  if (!parsed.success) throw new Error(`${entity.name}: ${JSON.stringify(parsed.error.issues)}`);
-  return { id, data: { ...(parsed.data as object), id } as Record<string, unknown> };
-}
-
-async function fetchUpstream(ns: string, tries = 10): Promise<boolean> {
-  for (let i = 0; i < tries; i++) {
-    const body = inNs(ns, ['busybox', 'wget', '-q', '-O', '-', `http://${SERVER_ADDRESS}/`], { allowFail: true, timeoutMs: 3000 }).stdout;
-    if (body.includes('upstream-ok')) return true;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return false;
-}
+const fetchUpstream = (ns: string, tries?: number) => gateway.fetchUpstream(ns, tries);
 
 function useAddress(index: number, address: string) {
   const client = lab.clients[index]!;
@@ -45,19 +20,9 @@ function useAddress(index: number, address: string) {
 }
 
 beforeAll(async () => {
-  lab = createLab({ clients: 2 });
-  root = mkdtempSync(join(tmpdir(), 'portico-lab-root-'));
-  const inGateway: CommandRunner = (argv, options) => runCommand(['ip', 'netns', 'exec', lab.gw, ...argv], options);
-  applier = createLinuxApplier({
-    root,
-    run: inGateway,
-    domains: new DomainRegistry([networkDomain({ port: 8080, systemRoot: root })]),
-    spawnPrefix: ['ip', 'netns', 'exec', lab.gw],
-  });
-  webRoot = mkdtempSync(join(tmpdir(), 'portico-lab-www-'));
-  writeFileSync(join(webRoot, 'index.html'), 'upstream-ok\n');
-  httpd = spawn('ip', ['netns', 'exec', lab.inet, 'busybox', 'httpd', '-f', '-p', `${SERVER_ADDRESS}:80`, '-h', webRoot], { stdio: 'ignore' });
-  await applier.apply(['network'], {
+  gateway = createLabGateway({ clients: 2 });
+  lab = gateway.lab;
+  await gateway.apply({
     networkInterface: [
       row(networkInterface, 'wan1', { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: '198.51.100.2', netmask: '255.255.255.0', gateway: '198.51.100.1' }),
       row(networkInterface, 'wan2', { ifname: 'wan2', role: 'wan', hwport: ['wan2'], proto: 'static', ipaddr: '203.0.113.2', netmask: '255.255.255.0', gateway: '203.0.113.1' }),
@@ -72,10 +37,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await applier?.stop?.();
-  httpd?.kill();
-  lab?.down();
-  for (const dir of [root, webRoot]) if (dir) rmSync(dir, { recursive: true, force: true });
+  await gateway?.down();
 });
 
 describe('ARP binding', () => {

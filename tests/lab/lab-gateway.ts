@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeSchema, type AnyEntity } from '@portico/schema';
+import { runCommand, type CommandRunner } from '../../apps/daemon/src/engine/command-runner.js';
+import { createLinuxApplier } from '../../apps/daemon/src/config/apply-linux.js';
+import { DomainRegistry } from '../../apps/daemon/src/config/config-domains.js';
+import type { ConfigApplier, ConfigSnapshot } from '../../apps/daemon/src/config/config-types.js';
+import { networkDomain } from '../../apps/daemon/src/domains/network/network-domain.js';
+import { createLab, inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
+
+/** A snapshot row as the write path would store it; throws when the schema refuses it. */
+export function row(entity: AnyEntity, id: string, input: Record<string, unknown>) {
+  const parsed = writeSchema(entity, 'add').safeParse(input);
+  if (!parsed.success) throw new Error(`${entity.name}: ${JSON.stringify(parsed.error.issues)}`);
+  return { id, data: { ...(parsed.data as object), id } as Record<string, unknown> };
+}
+
+export interface LabGateway {
+  lab: Lab;
+  /** The linux driver's applier with every command run inside the gateway namespace. */
+  applier: ConfigApplier;
+  apply(snapshot: ConfigSnapshot): Promise<void>;
+  /** Fetches the upstream page from a namespace; false when it never arrives. */
+  fetchUpstream(ns: string, tries?: number): Promise<boolean>;
+  down(): Promise<void>;
+}
+
+/**
+ * The lab topology with the daemon's network domain on the linux driver: files installed
+ * under a throwaway system root, commands and dnsmasq inside the gateway namespace, and an
+ * HTTP server upstream.
+ */
+export function createLabGateway(options: { clients?: number; httpServer?: boolean } = {}): LabGateway {
+  const lab = createLab({ clients: options.clients ?? 2 });
+  const root = mkdtempSync(join(tmpdir(), 'portico-lab-root-'));
+  const webRoot = mkdtempSync(join(tmpdir(), 'portico-lab-www-'));
+  writeFileSync(join(webRoot, 'index.html'), 'upstream-ok\n');
+  const inGateway: CommandRunner = (argv, opts) => runCommand(['ip', 'netns', 'exec', lab.gw, ...argv], opts);
+  const applier = createLinuxApplier({
+    root,
+    run: inGateway,
+    domains: new DomainRegistry([networkDomain({ port: 8080, systemRoot: root })]),
+    spawnPrefix: ['ip', 'netns', 'exec', lab.gw],
+  });
+  let httpd: ChildProcess | undefined;
+  if (options.httpServer !== false) {
+    httpd = spawn('ip', ['netns', 'exec', lab.inet, 'busybox', 'httpd', '-f', '-p', `${SERVER_ADDRESS}:80`, '-h', webRoot], { stdio: 'ignore' });
+  }
+  return {
+    lab,
+    applier,
+    apply: (snapshot) => applier.apply(['network'], snapshot),
+    async fetchUpstream(ns, tries = 10) {
+      for (let i = 0; i < tries; i++) {
+        const body = inNs(ns, ['busybox', 'wget', '-q', '-O', '-', `http://${SERVER_ADDRESS}/`], { allowFail: true, timeoutMs: 3000 }).stdout;
+        if (body.includes('upstream-ok')) return true;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      return false;
+    },
+    async down() {
+      await applier.stop?.();
+      httpd?.kill();
+      lab.down();
+      for (const dir of [root, webRoot]) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
