@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { adminClient, get, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
@@ -71,5 +71,17 @@ describe('network writes reach the renderer through the config engine', () => {
     expect(reverted.success).toBe(true);
     expect(readFileSync(ip, 'utf8')).toContain('192.168.11.1/24');
     expect(existsSync(ip)).toBe(true);
+  });
+});
+
+describe('network apply at start', () => {
+  test('an unconfigured device gets no network files (no lockout); a configured one is applied in full at start', async () => {
+    const rendered = join(h.stateDir, 'rendered', 'etc/portico/network.nft');
+    expect(existsSync(rendered)).toBe(false);
+    await confirm(json(await post(h.app, admin, '/api/network', lan)));
+    expect(existsSync(rendered)).toBe(true);
+    rmSync(rendered);
+    h = await h.restart();
+    expect(existsSync(rendered)).toBe(true);
   });
 });

@@ -27,13 +27,13 @@ export function createLinuxApplier(options: {
     spawnPrefix: options.spawnPrefix,
   });
   return {
-    async apply(domains, snapshot) {
+    async apply(domains, snapshot, applyOptions) {
       const outputs = options.domains.render(domains, snapshot);
       const files = outputs.flatMap((output) => output.files);
       if (files.length === 0) return;
       for (const dir of outputs.flatMap((output) => output.dirs ?? [])) await mkdir(join(options.root, dir), { recursive: true });
       const changed = await installFiles(files, { root: options.root, run: options.run, checks: LINUX_CHECKS });
-      await activator.activate(changed);
+      await activator.activate(applyOptions?.full ? files : changed);
     },
     stop: () => activator.stop(),
   };

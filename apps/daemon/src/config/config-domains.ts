@@ -46,6 +46,11 @@ export class DomainRegistry {
     return [...this.byName.keys()].filter((name) => wanted.has(name));
   }
 
+  /** Every domain that renders something, in declaration order. */
+  renderable(): string[] {
+    return [...this.byName.values()].filter((domain) => domain.render).map((domain) => domain.name);
+  }
+
   get(name: string): ConfigDomain | undefined {
     return this.byName.get(name);
   }

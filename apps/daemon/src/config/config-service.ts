@@ -293,13 +293,28 @@ export class ConfigService {
   async resume(): Promise<void> {
     this.options.db.transaction(() => this.ensureHead(this.journal.capture()))();
     const pending = this.pending.read();
-    if (!pending) return;
-    if (this.options.now() >= pending.deadline) {
+    if (pending && this.options.now() >= pending.deadline) {
       await this.revertPending(NOT_CONFIRMED, SYSTEM_ACTOR, pending.revisionAfter).catch((error: unknown) =>
         this.report(error, 'reverting an unconfirmed change failed'),
       );
-    } else {
+    } else if (pending) {
       this.armTimer();
+    }
+    await this.applyAtStart();
+  }
+
+  /**
+   * Puts the whole configuration on the system at start: after a reboot none of it is there,
+   * and after a restart no service is supervised. A failure is reported, not fatal: the
+   * console must stay reachable to fix it.
+   */
+  private async applyAtStart(): Promise<void> {
+    const domains = this.options.domains.renderable();
+    if (domains.length === 0) return;
+    try {
+      await this.options.applier.apply(domains, this.journal.capture(), { full: true });
+    } catch (error) {
+      this.report(error, 'applying the configuration at start failed');
     }
   }
 

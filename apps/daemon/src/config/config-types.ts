@@ -46,7 +46,11 @@ export interface JournalChange {
 
 /** Puts configuration into effect for the named domains; throws when it cannot. */
 export interface ConfigApplier {
-  apply(domains: readonly string[], snapshot: ConfigSnapshot): Promise<void>;
+  /**
+   * Renders and applies the domains. `full` makes every file live again, changed or not: at
+   * start the system holds none of it (after a reboot) and no service is supervised yet.
+   */
+  apply(domains: readonly string[], snapshot: ConfigSnapshot, options?: { full?: boolean }): Promise<void>;
   /** Ends what the applier supervises (daemons it started). */
   stop?(): Promise<void>;
 }

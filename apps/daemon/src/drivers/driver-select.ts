@@ -1,20 +1,19 @@
 import type { Settings } from '../settings.js';
 import type { LiveStatusSource } from './live-source.js';
+import { createLinuxLive } from './linux/linux-live.js';
+import { createSimLive } from './sim/sim-live.js';
 
 /**
  * The live-status source of the configured driver (DESIGN §5). `sim` touches nothing on the
- * host; `linux` reads /proc and /sys. Each is loaded only when chosen. The openwrt driver is
- * refused earlier, by readSettings.
+ * host; `linux` reads /proc and /sys. Both are imported statically: a dynamic import would make
+ * the bundler keep @portico/schema whole (every module wrapped for lazy start-up) instead of
+ * only what the daemon uses. The openwrt driver is refused earlier, by readSettings.
  */
 export async function selectLiveSource(settings: Pick<Settings, 'driver' | 'stateDir'>, now?: () => number): Promise<LiveStatusSource> {
   switch (settings.driver) {
-    case 'sim': {
-      const { createSimLive } = await import('./sim/sim-live.js');
+    case 'sim':
       return createSimLive({ stateDir: settings.stateDir, now });
-    }
-    case 'linux': {
-      const { createLinuxLive } = await import('./linux/linux-live.js');
+    case 'linux':
       return createLinuxLive({ stateDir: settings.stateDir, now });
-    }
   }
 }

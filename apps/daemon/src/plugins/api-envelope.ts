@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { z } from 'zod';
 import { fieldErrors, MSG, type ApiFailure } from '@portico/schema';
+import type { RouteSchema } from './deferred-schema.js';
 
 /** A reply of the contract's failure shape (HTTP 200 for business failures, DESIGN §3). */
 export function failure(msg: string, errors?: Record<string, string>, data?: unknown): ApiFailure & { data?: unknown } {
@@ -31,7 +32,7 @@ export class ValidationFailure extends Error {
 }
 
 /** Validates with the route's zod schema; a failure becomes a field-error reply, not a 400. */
-const zodValidator: FastifySchemaCompiler<z.ZodType> = ({ schema }) => (data) => {
+const zodValidator: FastifySchemaCompiler<RouteSchema> = ({ schema }) => (data) => {
   const result = schema.safeParse(data ?? {});
   return result.success ? { value: result.data } : { error: new ValidationFailure(result.error) };
 };

@@ -4,6 +4,7 @@ import { ENTITIES, writeSchema, type AnyEntity } from '@portico/schema';
 import daemonPackage from '../../package.json' with { type: 'json' };
 import { publicSchema } from '../domains/entity/entity-routes.js';
 import { envelope } from './api-envelope.js';
+import { resolveSchema } from './deferred-schema.js';
 import type { RouteEntry } from './route-policy.js';
 
 type Json = Record<string, unknown>;
@@ -15,7 +16,8 @@ type Json = Record<string, unknown>;
 class SchemaConverter {
   readonly components: Record<string, Json> = {};
 
-  convert(schema: unknown, io: 'input' | 'output'): Json {
+  convert(declared: unknown, io: 'input' | 'output'): Json {
+    const schema = resolveSchema(declared);
     if (!(schema instanceof z.ZodType)) return {};
     let json: Json;
     try {

@@ -1,7 +1,7 @@
 import type { RoleName, RouteEffect } from '@portico/schema';
-import type { z } from 'zod';
 import type { Account } from '../domains/admin/account-store.js';
 import type { SessionRecord } from '../domains/auth/session-store.js';
+import type { RouteSchema } from './deferred-schema.js';
 
 /**
  * What a route needs from its caller. Every route declares either a policy or `public: true`;
@@ -27,9 +27,9 @@ export interface RequestAuth {
 /** Schemas kept for the OpenAPI document of routes that validate in their handler. */
 export interface RouteDoc {
   summary?: string;
-  body?: z.ZodType;
-  querystring?: z.ZodType;
-  response?: z.ZodType;
+  body?: RouteSchema;
+  querystring?: RouteSchema;
+  response?: RouteSchema;
   /** Entity path when the route is derived from an entity declaration. */
   entity?: string;
 }

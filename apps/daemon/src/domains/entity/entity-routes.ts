@@ -10,7 +10,8 @@ import {
 } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
 import { envelope, failure, success } from '../../plugins/api-envelope.js';
-import type { RoutePolicy } from '../../plugins/route-policy.js';
+import { deferred, type DeferredSchema } from '../../plugins/deferred-schema.js';
+import type { RouteDoc, RoutePolicy } from '../../plugins/route-policy.js';
 import { listQuerySchema, pageRows, type ListQuery } from './entity-list.js';
 import { actorOf, confirmData, withConfirm } from '../../config/config-write.js';
 import {
@@ -63,6 +64,16 @@ function writeBodyDoc(entity: AnyEntity): z.ZodType {
   const actions = entity.kind === 'collection' ? (['add', 'update', 'delete', 'get'] as const) : (['update', 'get'] as const);
   const base = entity.schema.partial().extend({ action: z.enum(actions).default('update') });
   return entity.kind === 'collection' ? base.extend({ id: z.string().optional(), ids: z.array(z.string()).optional() }) : base;
+}
+
+/** A reply carrying one record (fields optional: a singleton reads partly before it is saved). */
+function recordReply(entity: AnyEntity): DeferredSchema {
+  return deferred(() => envelope(publicSchema(entity).partial()));
+}
+
+/** What the OpenAPI document says about an entity's POST route; built when the document is. */
+function writeDoc(entity: AnyEntity): RouteDoc {
+  return { entity: entity.name, body: deferred(() => writeBodyDoc(entity)), response: recordReply(entity) };
 }
 
 function plainObject(value: unknown): value is EntityRow {
@@ -133,7 +144,6 @@ function registerCollection(
   const { read, write } = policies(entity);
   const keepers = keepWhenEmptyFields(entity);
   const addOnly = addOnlyFields(entity);
-  const row = publicSchema(entity);
   const show = (record: EntityRow) => publicRecord(entity, record);
 
   app.get(
@@ -141,8 +151,8 @@ function registerCollection(
     {
       config: { policy: read, doc: { entity: entity.name } },
       schema: {
-        querystring: listQuerySchema(entity),
-        response: { 200: envelope(z.object({ items: z.array(row), total: z.number().int() })) },
+        querystring: deferred(() => listQuerySchema(entity)),
+        response: { 200: deferred(() => envelope(z.object({ items: z.array(publicSchema(entity)), total: z.number().int() }))) },
       },
     },
     async (request) => {
@@ -155,7 +165,7 @@ function registerCollection(
   app.post(
     url,
     {
-      config: { policy: write, doc: { entity: entity.name, body: writeBodyDoc(entity), response: envelope(row.partial()) } },
+      config: { policy: write, doc: writeDoc(entity) },
     },
     async (request) => {
       const body = request.body ?? {};
@@ -260,15 +270,14 @@ function registerSingleton(
   const url = `/api/${entity.path}`;
   const { read, write } = policies(entity);
   const keepers = keepWhenEmptyFields(entity);
-  const row = publicSchema(entity);
   const current = async () => (await store.read()) ?? singletonDefaults(entity);
 
   const reader = async () => success(publicRecord(entity, await current()));
-  app.get(url, { config: { policy: read, doc: { entity: entity.name } }, schema: { response: { 200: envelope(row.partial()) } } }, reader);
+  app.get(url, { config: { policy: read, doc: { entity: entity.name } }, schema: { response: { 200: recordReply(entity) } } }, reader);
 
   app.post(
     url,
-    { config: { policy: write, doc: { entity: entity.name, body: writeBodyDoc(entity), response: envelope(row.partial()) } } },
+    { config: { policy: write, doc: writeDoc(entity) } },
     async (request) => {
       const body = request.body ?? {};
       if (!plainObject(body)) return failure(MSG.invalid);

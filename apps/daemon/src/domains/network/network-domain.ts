@@ -48,7 +48,13 @@ export function networkDomain(settings: Pick<Settings, 'port' | 'systemRoot'>): 
   return {
     name: 'network',
     entities: NETWORK_ENTITY_NAMES,
-    render: (snapshot) => renderNetwork(networkConfigOf(snapshot), { ...DEFAULT_RENDER_OPTIONS, adminPorts, systemRoot }),
+    render: (snapshot) => {
+      const config = networkConfigOf(snapshot);
+      // A device with no interface configured yet is left as it is: a drop-policy ruleset with
+      // no LAN would cut off the only way in to configure it.
+      if (config.interfaces.length === 0) return [];
+      return renderNetwork(config, { ...DEFAULT_RENDER_OPTIONS, adminPorts, systemRoot });
+    },
   };
 }
 
