@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { NetworkConfig } from '../src/domains/network/network-config.js';
 import { RenderValueError } from '../src/domains/network/network-syntax.js';
 import { OPENWRT_NETWORK_FILES, renderOpenwrtNetwork, renderOpenwrtNetworkPackages } from '../src/drivers/openwrt/openwrt-network.js';
+import { checkUci } from '../src/drivers/openwrt/uci-check.js';
 import { parseUci, serializeUci, type UciPackage, type UciSection } from '../src/drivers/openwrt/uci-format.js';
 import { ALTERNATE, buildConfig, PLAIN_LINKS, REPRESENTATIVE, type ConfigInput } from './network-fixture.js';
 
@@ -184,5 +185,14 @@ describe('hostile values', () => {
     const config = buildConfig(PLAIN_LINKS);
     const hostile: NetworkConfig = { ...config, interfaces: config.interfaces.map((r) => (r.ifname === 'office' ? { ...r, ifname: 'loopback' } : r)), vlans: [] };
     expect(() => renderOpenwrtNetwork(hostile)).toThrow(RenderValueError);
+  });
+});
+
+describe('the uci checker', () => {
+  it('passes every rendered file and names the line of a broken one', () => {
+    for (const [, input] of FIXTURES) for (const file of files(buildConfig(input)).values()) expect(checkUci(file.content), file.target).toBeNull();
+    expect(checkUci("config interface 'lan'\n\toption proto 'static\n")).toMatch(/line 2/);
+    expect(checkUci('config interface lan\n\tfrobnicate x y\n')).toMatch(/line 2/);
+    expect(checkUci('config interface lan\0\n')).toBe('NUL byte');
   });
 });
