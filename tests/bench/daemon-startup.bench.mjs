@@ -1,4 +1,5 @@
-// Idle daemon: time from process start to listening, and resident memory once idle.
+// Idle daemon: time from process start to listening, and resident memory once idle. Started
+// the way the product starts it (apps/daemon/launch-flags.mjs).
 // Budgets: listening <= 500 ms, RSS <= 55 MB. Median of several runs.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -6,6 +7,7 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { median, report } from './bench-util.mjs';
+import { DAEMON_ENV, DAEMON_NODE_FLAGS } from '../../apps/daemon/launch-flags.mjs';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -36,16 +38,16 @@ function rssOf(pid) {
 async function once(fresh) {
   const stateDir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
   const port = await freePort();
-  const env = { ...process.env, PORTICO_STATE_DIR: stateDir, PORTICO_PORT: String(port), PORTICO_HOST: '127.0.0.1', PORTICO_LOG_LEVEL: 'warn' };
+  const env = { ...process.env, ...DAEMON_ENV, PORTICO_STATE_DIR: stateDir, PORTICO_PORT: String(port), PORTICO_HOST: '127.0.0.1', PORTICO_LOG_LEVEL: 'warn' };
   if (!fresh) {
     // Warm state: the first start creates the database and the admin account.
-    const first = spawn(process.execPath, ['apps/daemon/dist/main.mjs'], { cwd: REPO, env, stdio: 'ignore' });
+    const first = spawn(process.execPath, [...DAEMON_NODE_FLAGS, 'apps/daemon/dist/main.mjs'], { cwd: REPO, env, stdio: 'ignore' });
     while (!(await canConnect(port))) await new Promise((r) => setTimeout(r, 20));
     first.kill('SIGTERM');
     await new Promise((r) => first.once('exit', r));
   }
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, ['apps/daemon/dist/main.mjs'], { cwd: REPO, env, stdio: 'ignore' });
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, 'apps/daemon/dist/main.mjs'], { cwd: REPO, env, stdio: 'ignore' });
   while (!(await canConnect(port))) await new Promise((r) => setTimeout(r, 5));
   const listenMs = Number(process.hrtime.bigint() - started) / 1e6;
   // Idle: one request has been served (as a console would), then let it settle.

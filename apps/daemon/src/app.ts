@@ -28,6 +28,7 @@ import type { ConfigService } from './config/config-service.js';
 import { registerJournalRoutes } from './config/journal-routes.js';
 import { registerConfirmRoutes } from './config/confirm-routes.js';
 import { networkBindings, networkDomain } from './domains/network/network-domain.js';
+import { seedFactoryNetwork } from './config/factory-defaults.js';
 
 /** Services a caller may replace; tests pass a clock, a counting hasher or a fake live source. */
 export interface AppDeps {
@@ -129,6 +130,7 @@ export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<
       announce(`Initial admin password: ${created.password} (also in ${created.file})`);
     }
 
+    seedFactoryNetwork(db, settings.factoryLanPorts, now);
     // A change left unconfirmed by the previous run is reverted or its window resumed.
     await ctx.config.resume();
 

@@ -31,6 +31,8 @@ export interface Settings {
   systemRoot: string;
   /** Seconds a change that can cut the administrator off waits for its confirmation. */
   confirmSeconds: number;
+  /** Physical ports of the factory LAN (first start only); empty: no factory network. */
+  factoryLanPorts: string[];
 }
 
 export class SettingsError extends Error {}
@@ -97,5 +99,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     tlsKey,
     systemRoot: resolve(env.PORTICO_SYSTEM_ROOT?.trim() || '/'),
     confirmSeconds: positiveInt(env, 'PORTICO_CONFIRM_SECONDS', 90, 3600),
+    factoryLanPorts: list(env.PORTICO_LAN_PORTS),
   };
 }

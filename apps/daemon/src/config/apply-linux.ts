@@ -33,7 +33,11 @@ export function createLinuxApplier(options: {
       if (files.length === 0) return;
       for (const dir of outputs.flatMap((output) => output.dirs ?? [])) await mkdir(join(options.root, dir), { recursive: true });
       const changed = await installFiles(files, { root: options.root, run: options.run, checks: LINUX_CHECKS });
-      await activator.activate(applyOptions?.full ? files : changed);
+      // The ip batches build on each other (the prepare batch flushes what the state batch then
+      // sets), so a change to any of them replays them all, in order.
+      const batchChanged = changed.some((file) => file.check === 'ip-batch');
+      const live = applyOptions?.full ? files : files.filter((file) => changed.includes(file) || (batchChanged && file.check === 'ip-batch'));
+      await activator.activate(live);
     },
     stop: () => activator.stop(),
   };

@@ -3,6 +3,7 @@ import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { CommandRunner } from './command-runner.js';
 import type { FileChecker, RenderedFile } from './engine-types.js';
+import { checkUci } from '../drivers/openwrt/uci-check.js';
 
 export class FileCheckError extends Error {
   constructor(
@@ -39,6 +40,7 @@ export function builtinCheck(checker: FileChecker, content: string): string | nu
     const bad = lines.find((l) => !IP_BATCH_LINE.test(l));
     return bad === undefined ? null : `not an ip batch command: ${JSON.stringify(bad.slice(0, 80))}`;
   }
+  if (checker === 'uci') return checkUci(content);
   if (checker === 'sysctl') {
     const bad = lines.find((l) => !SYSCTL_LINE.test(l));
     return bad === undefined ? null : `not a sysctl setting: ${JSON.stringify(bad.slice(0, 80))}`;

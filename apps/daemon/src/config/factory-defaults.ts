@@ -1,0 +1,33 @@
+import { dhcpServer, networkInterface, writeSchema, type AnyEntity } from '@portico/schema';
+import type { Db } from '../plugins/db-open.js';
+import { configRowCollection } from '../domains/entity/entity-store.js';
+
+/** The factory LAN (spec §9: the device answers in 192.168.11.x). */
+export const FACTORY_LAN = { address: '192.168.11.1', netmask: '255.255.255.0', dhcpStart: '192.168.11.100', dhcpPool: 100 } as const;
+
+function valid(entity: AnyEntity, input: Record<string, unknown>): Record<string, unknown> {
+  const parsed = writeSchema(entity, 'add').safeParse(input);
+  if (!parsed.success) throw new Error(`factory ${entity.name} is invalid: ${parsed.error.issues[0]?.message}`);
+  return parsed.data as Record<string, unknown>;
+}
+
+/**
+ * On the very first start (no revision yet, no interface), lays down the factory network: a
+ * LAN on the given ports at 192.168.11.1/24 with a DHCP pool, so a new device can be reached
+ * and configured from a client plugged into it. Without ports nothing is laid down.
+ */
+export function seedFactoryNetwork(db: Db, ports: readonly string[], now: () => number): boolean {
+  if (ports.length === 0) return false;
+  const firstStart = !(db.prepare('SELECT 1 FROM revisions LIMIT 1').get() as unknown);
+  const interfaces = configRowCollection(db, networkInterface.name, now);
+  if (!firstStart || (interfaces.count() as number) > 0) return false;
+  db.transaction(() => {
+    interfaces.insert(
+      valid(networkInterface, { ifname: 'lan', role: 'lan', hwport: [...ports], proto: 'static', ipaddr: FACTORY_LAN.address, netmask: FACTORY_LAN.netmask }),
+    );
+    configRowCollection(db, dhcpServer.name, now).insert(
+      valid(dhcpServer, { interface: 'lan', start: FACTORY_LAN.dhcpStart, pool_size: FACTORY_LAN.dhcpPool, netmask: FACTORY_LAN.netmask }),
+    );
+  })();
+  return true;
+}
