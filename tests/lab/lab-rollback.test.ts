@@ -1,10 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createLab, inNs, type Lab } from './lab-topology.js';
+import { createLab, type Lab } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
+import { LabDaemon, until } from './lab-daemon.js';
 
 /**
  * Apply with rollback for real: the built daemon runs in the gateway namespace with the linux
@@ -15,71 +12,12 @@ import { labPrerequisites } from './lab-packages.js';
 const blocker = labPrerequisites();
 if (blocker) throw new Error(`lab suite cannot run: ${blocker}`);
 
-const REPO = resolve(import.meta.dirname, '../..');
 const CONFIRM_SECONDS = 10;
-const GW = 'http://192.168.11.1:8080';
 
 let lab: Lab;
-let stateDir: string;
-let root: string;
-let daemon: ChildProcess | undefined;
-let cookie = '';
-let csrf = '';
-
-function startDaemon(): ChildProcess {
-  const child = spawn('ip', ['netns', 'exec', lab.gw, process.execPath, join(REPO, 'apps/daemon/dist/main.mjs')], {
-    env: {
-      ...process.env,
-      PORTICO_DRIVER: 'linux',
-      PORTICO_STATE_DIR: stateDir,
-      PORTICO_SYSTEM_ROOT: root,
-      PORTICO_PORT: '8080',
-      PORTICO_HOST: '0.0.0.0',
-      PORTICO_LAN_PORTS: 'lanp1 lanp2',
-      PORTICO_CONFIRM_SECONDS: String(CONFIRM_SECONDS),
-      PORTICO_LOG_LEVEL: 'warn',
-    },
-    stdio: 'ignore',
-  });
-  return child;
-}
-
-async function stopDaemon(signal: NodeJS.Signals): Promise<void> {
-  const child = daemon;
-  daemon = undefined;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill(signal);
-  await exited;
-}
-
-/** One HTTP request made from the administrator's LAN client. */
-function http(method: string, path: string, body?: unknown, timeoutMs = 4000): { status: number; json?: any } {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (cookie) headers.cookie = cookie;
-  if (csrf) headers['x-csrf-token'] = csrf;
-  const result = inNs(lab.clients[0]!.ns, [process.execPath, join(REPO, 'tests/lab/lab-http-client.mjs')], {
-    input: JSON.stringify({ method, url: `${GW}${path}`, headers, body, timeoutMs }),
-    allowFail: true,
-    timeoutMs: 8000,
-  });
-  const answer = JSON.parse(result.stdout || '{"status":0}') as { status: number; body?: string; setCookie?: string[] };
-  for (const c of answer.setCookie ?? []) if (c.includes('_sid=')) cookie = c.split(';')[0]!;
-  return { status: answer.status, json: answer.body ? JSON.parse(answer.body) : undefined };
-}
-
-function lanAddress(): string {
-  return inNs(lab.gw, ['ip', '-4', '-br', 'addr', 'show', 'br-lan'], { allowFail: true }).stdout;
-}
-
-async function until(check: () => boolean, seconds: number): Promise<number> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > seconds * 1000) throw new Error(`not within ${seconds} s`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return (Date.now() - started) / 1000;
-}
+let gw: LabDaemon;
+const http = (method: string, path: string, body?: unknown, timeoutMs?: number) => gw.http(method, path, body, timeoutMs);
+const lanAddress = () => gw.lanAddress();
 
 async function moveLan(): Promise<void> {
   const list = http('GET', `/api/network?_=${Date.now()}`).json;
@@ -92,25 +30,13 @@ async function moveLan(): Promise<void> {
 
 beforeAll(async () => {
   lab = createLab({ clients: 2 });
-  stateDir = mkdtempSync(join(tmpdir(), 'portico-lab-state-'));
-  root = mkdtempSync(join(tmpdir(), 'portico-lab-root-'));
-  daemon = startDaemon();
-  await until(() => lanAddress().includes('192.168.11.1/24'), 20);
-  const client = lab.clients[0]!;
-  inNs(client.ns, ['ip', 'addr', 'add', '192.168.11.50/24', 'dev', client.ifname]);
-  await until(() => http('GET', '/api/changelang').status === 200, 20);
-  const initial = readFileSync(join(stateDir, 'initial-admin-password'), 'utf8').trim();
-  const login = http('POST', '/api/login', { username: 'admin', password: initial }).json;
-  csrf = login.data.csrf;
-  const changed = http('POST', '/api/changepwd', { oldpassword: initial, password: 'LabPassw0rd', confirm: 'LabPassw0rd' }).json;
-  expect(changed.success).toBe(true);
-  csrf = changed.data.csrf;
+  gw = new LabDaemon(lab, { PORTICO_CONFIRM_SECONDS: String(CONFIRM_SECONDS) });
+  await gw.bootAndSignIn();
 }, 60_000);
 
 afterAll(async () => {
-  await stopDaemon('SIGTERM');
+  await gw?.dispose();
   lab?.down();
-  for (const dir of [stateDir, root]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('apply with rollback on the linux driver', () => {
@@ -130,8 +56,8 @@ describe('apply with rollback on the linux driver', () => {
   test('it is reverted too when the daemon is killed and restarted inside the window', async () => {
     await moveLan();
     const movedAt = Date.now();
-    await stopDaemon('SIGKILL');
-    daemon = startDaemon();
+    await gw.stop('SIGKILL');
+    gw.start();
     await until(() => lanAddress().includes('192.168.11.1/24'), CONFIRM_SECONDS + 15);
     expect((Date.now() - movedAt) / 1000).toBeLessThanOrEqual(CONFIRM_SECONDS + 5 + 3);
     await until(() => http('GET', '/api/islogin').status === 200, 10);
