@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { DAEMON_ENV, DAEMON_NODE_FLAGS } from '../../apps/daemon/launch-flags.mjs';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 const DAEMON = join(REPO, 'apps/daemon/dist/main.mjs');
@@ -32,9 +33,10 @@ async function freePort(): Promise<number> {
 export async function startDaemon(env: Record<string, string> = {}): Promise<RunningDaemon> {
   const stateDir = mkdtempSync(join(tmpdir(), 'portico-e2e-'));
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [DAEMON], {
+  const child: ChildProcess = spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON], {
     env: {
       ...process.env,
+      ...DAEMON_ENV,
       PORTICO_STATE_DIR: stateDir,
       PORTICO_PORT: String(port),
       PORTICO_HOST: '127.0.0.1',

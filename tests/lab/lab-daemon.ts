@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inNs, type Lab } from './lab-topology.js';
+import { DAEMON_ENV, DAEMON_NODE_FLAGS } from '../../apps/daemon/launch-flags.mjs';
 
 const REPO = resolve(import.meta.dirname, '../..');
 export const GATEWAY_URL = 'http://192.168.11.1:8080';
@@ -34,9 +35,10 @@ export class LabDaemon {
   ) {}
 
   start(): void {
-    this.child = spawn('ip', ['netns', 'exec', this.lab.gw, process.execPath, join(REPO, 'apps/daemon/dist/main.mjs')], {
+    this.child = spawn('ip', ['netns', 'exec', this.lab.gw, process.execPath, ...DAEMON_NODE_FLAGS, join(REPO, 'apps/daemon/dist/main.mjs')], {
       env: {
         ...process.env,
+        ...DAEMON_ENV,
         PORTICO_DRIVER: 'linux',
         PORTICO_STATE_DIR: this.stateDir,
         PORTICO_SYSTEM_ROOT: this.root,
