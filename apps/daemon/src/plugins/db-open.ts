@@ -93,12 +93,15 @@ export function openDatabase(file: string): Db {
   return db;
 }
 
-export function migrate(db: Db): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+/** SQL, run by SQLite: the migrations' own bookkeeping table. */
+const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
     applied_at INTEGER NOT NULL
-  )`);
+  )`;
+
+export function migrate(db: Db): void {
+  db.exec(MIGRATIONS_TABLE);
   const row = db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null };
   const current = row.v ?? 0;
   if (current > MIGRATIONS.length) {
