@@ -11,7 +11,7 @@ export interface Settings {
   stateDir: string;
   port: number;
   host: string;
-  driver: Exclude<DriverName, 'openwrt'>;
+  driver: DriverName;
   /** The capability string as configured (spec, general facts). */
   capabilityString: string;
   capabilities: ReadonlySet<Capability>;
@@ -66,9 +66,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const driver = (env.PORTICO_DRIVER ?? 'sim').trim() || 'sim';
   if (!(DRIVERS as readonly string[]).includes(driver)) {
     throw new SettingsError(`PORTICO_DRIVER must be one of ${DRIVERS.join(', ')}, got "${driver}"`);
-  }
-  if (driver === 'openwrt') {
-    throw new SettingsError('PORTICO_DRIVER=openwrt is not available in this build; use sim or linux');
   }
   const logLevel = (env.PORTICO_LOG_LEVEL ?? 'info').trim() || 'info';
   if (!LOG_LEVELS.includes(logLevel)) {

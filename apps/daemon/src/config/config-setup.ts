@@ -10,6 +10,7 @@ import { ConfigService } from './config-service.js';
 import type { ConfigApplier, ConfigDomain, Scheduler } from './config-types.js';
 import { createLinuxApplier } from './apply-linux.js';
 import { createSimApplier } from './apply-sim.js';
+import { createOpenwrtApplier } from './apply-openwrt.js';
 
 /** What a caller (a test) may replace in the apply pipeline. */
 export interface ConfigDeps {
@@ -21,6 +22,7 @@ export interface ConfigDeps {
 /** The applier of the configured driver. */
 export function selectApplier(settings: Settings, domains: DomainRegistry): ConfigApplier {
   if (settings.driver === 'linux') return createLinuxApplier({ root: settings.systemRoot, run: runCommand, domains });
+  if (settings.driver === 'openwrt') return createOpenwrtApplier({ root: settings.systemRoot, run: runCommand, domains });
   return createSimApplier({ stateDir: settings.stateDir, domains });
 }
 

@@ -9,6 +9,7 @@ import { singletonDefaults } from '../entity/entity-routes.js';
 import type { EntityRow } from '../entity/entity-store.js';
 import { DEFAULT_RENDER_OPTIONS, type NetworkConfig } from './network-config.js';
 import { renderNetwork } from './network-render.js';
+import { renderOpenwrtNetwork } from '../../drivers/openwrt/openwrt-network.js';
 
 const SINGLETONS = new Set(['arpAuth', 'iptv']);
 
@@ -42,7 +43,7 @@ export function networkConfigOf(snapshot: ConfigSnapshot): NetworkConfig {
  * port is always among the admin ports the LAN may reach, so the firewall never locks the
  * console out of the address it is served on.
  */
-export function networkDomain(settings: Pick<Settings, 'port' | 'systemRoot'>): ConfigDomain {
+export function networkDomain(settings: Pick<Settings, 'port' | 'systemRoot'> & { driver?: Settings['driver'] }): ConfigDomain {
   const adminPorts = [...new Set([settings.port, ...DEFAULT_RENDER_OPTIONS.adminPorts])];
   const systemRoot = settings.systemRoot === '/' ? '' : settings.systemRoot.replace(/\/+$/, '');
   return {
@@ -53,6 +54,7 @@ export function networkDomain(settings: Pick<Settings, 'port' | 'systemRoot'>): 
       // A device with no interface configured yet is left as it is: a drop-policy ruleset with
       // no LAN would cut off the only way in to configure it.
       if (config.interfaces.length === 0) return [];
+      if (settings.driver === 'openwrt') return renderOpenwrtNetwork(config);
       return renderNetwork(config, { ...DEFAULT_RENDER_OPTIONS, adminPorts, systemRoot });
     },
   };

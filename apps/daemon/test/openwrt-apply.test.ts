@@ -1,0 +1,83 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { dhcpServer, networkInterface, writeSchema, type AnyEntity } from '@portico/schema';
+import { createOpenwrtApplier } from '../src/config/apply-openwrt.js';
+import { DomainRegistry } from '../src/config/config-domains.js';
+import type { ConfigApplier, ConfigSnapshot } from '../src/config/config-types.js';
+import type { CommandRunner } from '../src/engine/command-runner.js';
+import { networkDomain } from '../src/domains/network/network-domain.js';
+import { parseUci } from '../src/drivers/openwrt/uci-format.js';
+import { readSettings } from '../src/settings.js';
+
+function row(entity: AnyEntity, id: string, input: Record<string, unknown>) {
+  const parsed = writeSchema(entity, 'add').safeParse(input);
+  if (!parsed.success) throw new Error(JSON.stringify(parsed.error.issues));
+  return { id, data: { ...(parsed.data as object), id } as Record<string, unknown> };
+}
+
+function snapshot(pool: number): ConfigSnapshot {
+  return {
+    networkInterface: [
+      row(networkInterface, 'wan', { ifname: 'wan', role: 'wan', hwport: ['eth1'], proto: 'dhcp' }),
+      row(networkInterface, 'lan', { ifname: 'lan', role: 'lan', hwport: ['eth0'], proto: 'static', ipaddr: '192.168.11.1', netmask: '255.255.255.0' }),
+    ],
+    dhcpServer: [row(dhcpServer, 'dh', { interface: 'lan', start: '192.168.11.100', pool_size: pool, netmask: '255.255.255.0' })],
+  };
+}
+
+let root: string;
+let commands: string[][];
+let applier: ConfigApplier;
+const run: CommandRunner = async (argv) => {
+  commands.push([...argv]);
+  return { exitCode: 0, stdout: '', stderr: '' };
+};
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'portico-openwrt-'));
+  commands = [];
+  applier = createOpenwrtApplier({ root, run, domains: new DomainRegistry([networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' })]) });
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe('openwrt driver', () => {
+  test('is accepted by the settings', () => {
+    expect(readSettings({ PORTICO_DRIVER: 'openwrt' }).driver).toBe('openwrt');
+  });
+
+  test('installs UCI packages and reloads netifd, dnsmasq and the firewall', async () => {
+    await applier.apply(['network'], snapshot(100));
+    const network = parseUci(readFileSync(join(root, 'etc/config/network'), 'utf8'));
+    expect(network.find((s) => s.type === 'interface' && s.name === 'lan')?.options.ipaddr).toBe('192.168.11.1');
+    const dhcp = parseUci(readFileSync(join(root, 'etc/config/dhcp'), 'utf8'));
+    expect(dhcp.find((s) => s.type === 'dhcp' && s.name === 'lan')?.options.limit).toBe('100');
+    expect(commands).toEqual([
+      ['/etc/init.d/network', 'reload'],
+      ['/etc/init.d/dnsmasq', 'reload'],
+      ['/etc/init.d/firewall', 'reload'],
+    ]);
+  });
+
+  test('reloads only what changed; a full apply at start reloads everything', async () => {
+    await applier.apply(['network'], snapshot(100));
+    commands = [];
+    await applier.apply(['network'], snapshot(100));
+    expect(commands).toEqual([]);
+    await applier.apply(['network'], snapshot(50));
+    expect(commands).toEqual([['/etc/init.d/dnsmasq', 'reload']]);
+    commands = [];
+    await applier.apply(['network'], snapshot(50), { full: true });
+    expect(commands).toHaveLength(3);
+  });
+
+  test('a failing reload fails the apply, so the pipeline rolls back', async () => {
+    const failing = createOpenwrtApplier({
+      root,
+      run: async () => ({ exitCode: 1, stdout: '', stderr: 'netifd: busy' }),
+      domains: new DomainRegistry([networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' })]),
+    });
+    await expect(failing.apply(['network'], snapshot(100))).rejects.toThrow(/netifd: busy/);
+  });
+});
