@@ -1,10 +1,8 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { CommandRunner } from '../engine/command-runner.js';
-import { installFiles, LINUX_CHECKS } from '../engine/file-install.js';
 import { createLinuxActivator } from '../drivers/linux/linux-activate.js';
 import type { DomainRegistry } from './config-domains.js';
 import type { ConfigApplier } from './config-types.js';
+import { renderAndInstall } from './apply-install.js';
 import { TOLERANT_BATCHES } from '../domains/network/network-config.js';
 
 /**
@@ -28,11 +26,7 @@ export function createLinuxApplier(options: {
   });
   return {
     async apply(domains, snapshot, applyOptions) {
-      const outputs = options.domains.render(domains, snapshot);
-      const files = outputs.flatMap((output) => output.files);
-      if (files.length === 0) return;
-      for (const dir of outputs.flatMap((output) => output.dirs ?? [])) await mkdir(join(options.root, dir), { recursive: true });
-      const changed = await installFiles(files, { root: options.root, run: options.run, checks: LINUX_CHECKS });
+      const { files, changed } = await renderAndInstall(options, domains, snapshot);
       // The ip batches build on each other (the prepare batch flushes what the state batch then
       // sets), so a change to any of them replays them all, in order.
       const batchChanged = changed.some((file) => file.check === 'ip-batch');

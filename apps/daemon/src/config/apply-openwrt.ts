@@ -1,10 +1,7 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { CommandRunner } from '../engine/command-runner.js';
-import { installFiles, LINUX_CHECKS } from '../engine/file-install.js';
-import type { RenderedFile } from '../engine/engine-types.js';
 import type { DomainRegistry } from './config-domains.js';
 import type { ConfigApplier } from './config-types.js';
+import { renderAndInstall } from './apply-install.js';
 
 /** The procd service that reads each UCI package, reloaded when its file changes. */
 export const OPENWRT_RELOADS: Readonly<Record<string, readonly string[]>> = {
@@ -23,13 +20,8 @@ export class ReloadError extends Error {}
 export function createOpenwrtApplier(options: { root: string; run: CommandRunner; domains: DomainRegistry }): ConfigApplier {
   return {
     async apply(domains, snapshot, applyOptions) {
-      const outputs = options.domains.render(domains, snapshot);
-      const files = outputs.flatMap((output) => output.files);
-      if (files.length === 0) return;
-      for (const dir of outputs.flatMap((output) => output.dirs ?? [])) await mkdir(join(options.root, dir), { recursive: true });
-      const changed = await installFiles(files, { root: options.root, run: options.run, checks: LINUX_CHECKS });
-      const live: RenderedFile[] = applyOptions?.full ? files : changed;
-      for (const file of live) {
+      const { files, changed } = await renderAndInstall(options, domains, snapshot);
+      for (const file of applyOptions?.full ? files : changed) {
         const reload = OPENWRT_RELOADS[file.target];
         if (!reload) continue;
         const result = await options.run(reload);

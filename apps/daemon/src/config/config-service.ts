@@ -24,6 +24,14 @@ export const APPLY_MSG = {
   confirmInvalid: 'msg.confirmInvalid',
 } as const;
 
+/** A write or revert committed to the database, waiting for its apply. */
+interface Committed {
+  revision: number;
+  ticket?: ConfirmTicket;
+  rollback: Rollback;
+  domains: string[];
+}
+
 /** The actor of changes the daemon makes by itself. */
 export const SYSTEM_ACTOR: Actor = { user: 'system', sourceIp: '' };
 
@@ -157,7 +165,7 @@ export class ConfigService {
   private async writeRows<T>(w: EntityWrite<T>): Promise<WriteOutcome<T>> {
     const cuts = w.entity.cutsAccess === true;
     let result!: T;
-    let committed: { revision: number; ticket?: ConfirmTicket; rollback: Rollback; domains: string[] };
+    let committed: Committed;
     try {
       committed = this.options.db.transaction(() => {
         if (cuts && this.pending.read()) throw new Refused(failure(APPLY_MSG.confirmPending));
@@ -169,21 +177,13 @@ export class ConfigService {
         const raw = w.describe(value);
         const entities = unique([w.entity.name, ...raw.map((c) => c.entity)]);
         const revision = this.journal.append(w.actor, summarise(raw), raw.map((c) => toJournalChange(this.lookup, c)), this.journal.capture());
-        const ticket = cuts ? this.arm(head, revision) : undefined;
-        return {
-          revision,
-          ticket,
-          domains: this.options.domains.domainsOf(entities),
-          rollback: { revision, before, entities, ...(ticket ? { pendingRevision: revision } : {}) },
-        };
+        return this.committed(revision, before, entities, cuts ? this.arm(head, revision) : undefined);
       })();
     } catch (error) {
       if (error instanceof Refused) return { ok: false, reply: error.reply };
       throw error;
     }
-    if (committed.ticket) this.armTimer();
-    if (!(await this.applied(committed.domains, committed.rollback))) return { ok: false, reply: failure(APPLY_MSG.applyFailed) };
-    return { ok: true, result, revision: committed.revision, ...(committed.ticket ? { confirm: committed.ticket } : {}) };
+    return this.applyCommitted(committed, result);
   }
 
   /**
@@ -210,11 +210,28 @@ export class ConfigService {
     return { ok: true, result, revision: committed.revision, ...(committed.ticket ? { confirm: committed.ticket } : {}) };
   }
 
+  /** What a committed write or revert hands to its apply: the rows are in, the system not yet. */
+  private committed(revision: number, before: ConfigSnapshot, entities: string[], ticket: ConfirmTicket | undefined): Committed {
+    return {
+      revision,
+      ticket,
+      domains: this.options.domains.domainsOf(entities),
+      rollback: { revision, before, entities, ...(ticket ? { pendingRevision: revision } : {}) },
+    };
+  }
+
+  /** Starts the confirmation timer if one was armed, applies, and answers the write. */
+  private async applyCommitted<T>(committed: Committed, result: T): Promise<WriteOutcome<T>> {
+    if (committed.ticket) this.armTimer();
+    if (!(await this.applied(committed.domains, committed.rollback))) return { ok: false, reply: failure(APPLY_MSG.applyFailed) };
+    return { ok: true, result, revision: committed.revision, ...(committed.ticket ? { confirm: committed.ticket } : {}) };
+  }
+
   /** Restores the snapshot of a revision as a new revision, applied like any write. */
   async revertTo(id: number, actor: Actor): Promise<WriteOutcome<{ revision: number | null }>> {
     const target = this.journal.snapshot(id);
     if (!target) return { ok: false, reply: failure('msg.notFound') };
-    let committed: { revision: number; ticket?: ConfirmTicket; rollback: Rollback; domains: string[] } | null;
+    let committed: Committed | null;
     try {
       committed = this.options.db.transaction(() => {
         const before = this.journal.capture();
@@ -227,23 +244,14 @@ export class ConfigService {
         const after = this.journal.capture();
         const changes = diffSnapshots(before, after).map((c) => toJournalChange(this.lookup, c));
         const revision = this.journal.append(actor, `revert to revision ${id}`, changes, after);
-        const ticket = cuts ? this.arm(head, revision) : undefined;
-        return {
-          revision,
-          ticket,
-          domains: this.options.domains.domainsOf(entities),
-          rollback: { revision, before, entities, ...(ticket ? { pendingRevision: revision } : {}) },
-        };
+        return this.committed(revision, before, entities, cuts ? this.arm(head, revision) : undefined);
       })();
     } catch (error) {
       if (error instanceof Refused) return { ok: false, reply: error.reply };
       throw error;
     }
     if (!committed) return { ok: true, result: { revision: null }, revision: null };
-    if (committed.ticket) this.armTimer();
-    if (!(await this.applied(committed.domains, committed.rollback))) return { ok: false, reply: failure(APPLY_MSG.applyFailed) };
-    const { revision, ticket } = committed;
-    return { ok: true, result: { revision }, revision, ...(ticket ? { confirm: ticket } : {}) };
+    return this.applyCommitted(committed, { revision: committed.revision });
   }
 
   /** Keeps the pending change: the token is spent. */

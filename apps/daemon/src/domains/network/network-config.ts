@@ -11,26 +11,11 @@ import type {
   Vlan,
   VpnClient,
 } from '@portico/schema';
-export { dhcpPool } from '@portico/schema';
 
 /**
  * The Network section's configuration as the renderers take it: the stored rows of each
  * entity, already validated by their schemas (and the cross-record rules).
  */
-export type {
-  ArpAuth,
-  ArpBind,
-  DhcpServer,
-  DhcpStatic,
-  Iptv,
-  MultiWan,
-  NetworkInterface,
-  PortAttribute,
-  StaticRoute,
-  Vlan,
-  VpnClient,
-};
-
 export interface NetworkConfig {
   interfaces: readonly NetworkInterface[];
   vlans: readonly Vlan[];

@@ -1,5 +1,5 @@
-import { intToIpv4 } from '@portico/schema';
-import { dhcpPool, NETWORK_FILES } from './network-config.js';
+import { dhcpPool, intToIpv4 } from '@portico/schema';
+import { NETWORK_FILES } from './network-config.js';
 import type { NetworkPlan } from './network-plan.js';
 import { device, hostLabel, identifier, integer, ipv4, mac, cidr6 } from './network-syntax.js';
 

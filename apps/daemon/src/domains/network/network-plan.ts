@@ -1,5 +1,6 @@
 import { ipv4ToInt, netmaskToPrefix } from '@portico/schema';
-import type { NetworkConfig, NetworkInterface, Vlan } from './network-config.js';
+import type { NetworkInterface, Vlan } from '@portico/schema';
+import type { NetworkConfig } from './network-config.js';
 
 /**
  * How the configured interfaces map onto Linux devices, worked out once so every file names

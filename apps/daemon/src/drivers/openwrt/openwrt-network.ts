@@ -1,6 +1,7 @@
 import { intToIpv4, ipv4ToInt, prefixToNetmask } from '@portico/schema';
 import type { RenderOutput } from '../../engine/engine-types.js';
-import { dhcpPool, type NetworkConfig } from '../../domains/network/network-config.js';
+import { dhcpPool } from '@portico/schema';
+import type { NetworkConfig } from '../../domains/network/network-config.js';
 import { addressPlan, planNetwork, type AddressPlan, type InterfacePlan, type NetworkPlan, type WanPlan } from '../../domains/network/network-plan.js';
 import { cidr6, device, hostLabel, integer, ipv4, ipv6, mac, RenderValueError } from '../../domains/network/network-syntax.js';
 import { serializeUci, type UciPackage, type UciSection } from './uci-format.js';

@@ -1,0 +1,25 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CommandRunner } from '../engine/command-runner.js';
+import type { RenderedFile } from '../engine/engine-types.js';
+import { installFiles, LINUX_CHECKS } from '../engine/file-install.js';
+import type { DomainRegistry } from './config-domains.js';
+import type { ConfigSnapshot } from './config-types.js';
+
+/**
+ * The first half of every real applier: render the domains, create the folders their services
+ * write into, and install the files under `root` after each passed its checker. Returns every
+ * rendered file and the ones that changed; the driver then makes them live its own way.
+ */
+export async function renderAndInstall(
+  options: { root: string; run: CommandRunner; domains: DomainRegistry },
+  domains: readonly string[],
+  snapshot: ConfigSnapshot,
+): Promise<{ files: RenderedFile[]; changed: RenderedFile[] }> {
+  const outputs = options.domains.render(domains, snapshot);
+  const files = outputs.flatMap((output) => output.files);
+  if (files.length === 0) return { files, changed: [] };
+  for (const dir of outputs.flatMap((output) => output.dirs ?? [])) await mkdir(join(options.root, dir), { recursive: true });
+  const changed = await installFiles(files, { root: options.root, run: options.run, checks: LINUX_CHECKS });
+  return { files, changed };
+}
