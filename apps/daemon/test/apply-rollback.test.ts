@@ -249,7 +249,10 @@ describe('apply with rollback: changes that can cut the administrator off', () =
     const reply = await write(h, admin, '/api/sample/link', { action: 'add', name: 'lan', address: '192.168.8.1' });
     const revision = lastRevision(h).id;
     expect(timers.live()).toHaveLength(1);
-    expect(await confirmFrom(h, '192.168.8.10', { token: `${reply.data.confirm.token.slice(0, -1)}A` })).toEqual({ success: false, msg: 'msg.confirmInvalid' });
+    const token: string = reply.data.confirm.token;
+    // One character changed, and never to the character it already was.
+    const forged = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
+    expect(await confirmFrom(h, '192.168.8.10', { token: forged })).toEqual({ success: false, msg: 'msg.confirmInvalid' });
     expect(await confirmFrom(h, '192.168.8.10', {})).toEqual({ success: false, msg: 'msg.reviewFields', errors: { token: 'validation.required' } });
     expect(await confirmFrom(h, '192.168.8.10', { token: reply.data.confirm.token })).toEqual({ success: true, data: { revision } });
     expect(await confirmFrom(h, '192.168.8.10', { token: reply.data.confirm.token })).toEqual({ success: false, msg: 'msg.confirmInvalid' });
