@@ -7,7 +7,7 @@ import { runCommand, type CommandRunner } from '../../apps/daemon/src/engine/com
 import { createLinuxApplier } from '../../apps/daemon/src/config/apply-linux.js';
 import { DomainRegistry } from '../../apps/daemon/src/config/config-domains.js';
 import type { ConfigApplier, ConfigSnapshot } from '../../apps/daemon/src/config/config-types.js';
-import { networkDomain } from '../../apps/daemon/src/domains/network/network-domain.js';
+import { systemDomains } from '../../apps/daemon/src/config/system-domains.js';
 import { createLab, inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
 
 /** A snapshot row as the write path would store it; throws when the schema refuses it. */
@@ -38,10 +38,11 @@ export function createLabGateway(options: { clients?: number; httpServer?: boole
   const webRoot = mkdtempSync(join(tmpdir(), 'portico-lab-www-'));
   writeFileSync(join(webRoot, 'index.html'), 'upstream-ok\n');
   const inGateway: CommandRunner = (argv, opts) => runCommand(['ip', 'netns', 'exec', lab.gw, ...argv], opts);
+  const domains = new DomainRegistry(systemDomains({ port: 8080, systemRoot: root, driver: 'linux' }));
   const applier = createLinuxApplier({
     root,
     run: inGateway,
-    domains: new DomainRegistry([networkDomain({ port: 8080, systemRoot: root })]),
+    domains,
     spawnPrefix: ['ip', 'netns', 'exec', lab.gw],
   });
   let httpd: ChildProcess | undefined;
@@ -51,7 +52,7 @@ export function createLabGateway(options: { clients?: number; httpServer?: boole
   return {
     lab,
     applier,
-    apply: (snapshot) => applier.apply(['network'], snapshot),
+    apply: (snapshot) => applier.apply(domains.renderable(), snapshot),
     async fetchUpstream(ns, tries = 10) {
       for (let i = 0; i < tries; i++) {
         const body = inNs(ns, ['busybox', 'wget', '-q', '-O', '-', `http://${SERVER_ADDRESS}/`], { allowFail: true, timeoutMs: 3000 }).stdout;

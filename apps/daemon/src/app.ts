@@ -27,7 +27,8 @@ import { createConfigService, type ConfigDeps } from './config/config-setup.js';
 import type { ConfigService } from './config/config-service.js';
 import { registerJournalRoutes } from './config/journal-routes.js';
 import { registerConfirmRoutes } from './config/confirm-routes.js';
-import { networkBindings, networkDomain } from './domains/network/network-domain.js';
+import { networkBindings } from './domains/network/network-domain.js';
+import { systemDomains } from './config/system-domains.js';
 import { seedFactoryNetwork } from './config/factory-defaults.js';
 
 /** Services a caller may replace; tests pass a clock, a counting hasher or a fake live source. */
@@ -90,7 +91,7 @@ export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<
         now,
         accounts,
         sessions,
-        deps: { ...deps.config, domains: deps.config?.domains ?? [networkDomain(settings)] },
+        deps: { ...deps.config, domains: deps.config?.domains ?? systemDomains(settings) },
         report: (error, what) => app?.log.error({ err: error }, what),
       }),
     };

@@ -10,6 +10,8 @@ import type { EntityRow } from '../entity/entity-store.js';
 import { DEFAULT_RENDER_OPTIONS, type NetworkConfig } from './network-config.js';
 import { renderNetwork } from './network-render.js';
 import { renderOpenwrtNetwork } from '../../drivers/openwrt/openwrt-network.js';
+import { planNetwork } from './network-plan.js';
+import type { RulesetContributor, RulesetPart } from './network-ruleset-parts.js';
 
 const SINGLETONS = new Set(['arpAuth', 'iptv']);
 
@@ -42,20 +44,33 @@ export function networkConfigOf(snapshot: ConfigSnapshot): NetworkConfig {
  * The network domain of the config engine: its entities and its renderer. The console's own
  * port is always among the admin ports the LAN may reach, so the firewall never locks the
  * console out of the address it is served on.
+ *
+ * `contributors` (firewall, Smart QoS, hotspot) add their parts to the one nftables ruleset;
+ * their entities join this domain so a change to them re-renders it. On OpenWrt they give
+ * their own files (fw4 includes, UCI), installed after the network's.
  */
-export function networkDomain(settings: Pick<Settings, 'port' | 'systemRoot'> & { driver?: Settings['driver'] }): ConfigDomain {
+export function networkDomain(
+  settings: Pick<Settings, 'port' | 'systemRoot'> & { driver?: Settings['driver'] },
+  contributors: readonly RulesetContributor[] = [],
+): ConfigDomain {
   const adminPorts = [...new Set([settings.port, ...DEFAULT_RENDER_OPTIONS.adminPorts])];
   const systemRoot = settings.systemRoot === '/' ? '' : settings.systemRoot.replace(/\/+$/, '');
   return {
     name: 'network',
-    entities: NETWORK_ENTITY_NAMES,
+    entities: [...new Set([...NETWORK_ENTITY_NAMES, ...contributors.flatMap((c) => c.entities)])],
     render: (snapshot) => {
       const config = networkConfigOf(snapshot);
       // A device with no interface configured yet is left as it is: a drop-policy ruleset with
       // no LAN would cut off the only way in to configure it.
       if (config.interfaces.length === 0) return [];
-      if (settings.driver === 'openwrt') return renderOpenwrtNetwork(config);
-      return renderNetwork(config, { ...DEFAULT_RENDER_OPTIONS, adminPorts, systemRoot });
+      if (settings.driver === 'openwrt') {
+        const plan = planNetwork(config);
+        const extra = contributors.flatMap((c) => c.openwrt?.(snapshot, plan) ?? []);
+        return [...renderOpenwrtNetwork(config), ...extra];
+      }
+      const partsOf = (plan: Parameters<RulesetContributor['part']>[1]) =>
+        contributors.map((c) => c.part(snapshot, plan)).filter((part): part is RulesetPart => part !== null);
+      return renderNetwork(config, { ...DEFAULT_RENDER_OPTIONS, adminPorts, systemRoot }, partsOf);
     },
   };
 }

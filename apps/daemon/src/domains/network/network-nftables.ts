@@ -1,6 +1,7 @@
 import type { NetworkPlan } from './network-plan.js';
 import { WAN_MARK_MASK } from './network-plan.js';
 import { cidr4, hex32, integer, ipv4, mac, nftString } from './network-syntax.js';
+import { collectTable, declareSets, defineSets, flushSets, type RulesetPart } from './network-ruleset-parts.js';
 
 /**
  * The network part of the nftables ruleset: one `inet portico` filter table and one
@@ -11,9 +12,10 @@ import { cidr4, hex32, integer, ipv4, mac, nftString } from './network-syntax.js
  * elements, which lets sets filled at run time (hotspot clients, added later) survive a reload;
  * the sets this file fills are flushed by name before their elements are written.
  *
- * Later features add rules in the named chains, which the base chains jump to:
- * `input_rules`, `forward_rules`, `wan_to_device` (filter) and `prerouting_rules`,
- * `postrouting_rules` (nat).
+ * Other features (firewall, Smart QoS, hotspot) come in as ruleset parts
+ * (network-ruleset-parts.ts): their own sets and chains, and rules in the extension chains the
+ * base chains jump to: `input_rules`, `forward_rules`, `wan_to_device`, `lan_to_device`
+ * (filter) and `prerouting_rules`, `postrouting_rules` (nat).
  */
 
 const TAB = '\t';
@@ -36,7 +38,13 @@ function anonymous(values: readonly string[]): string {
   return values.length === 1 ? values[0]! : `{ ${values.join(', ')} }`;
 }
 
-export function renderNftables(plan: NetworkPlan, options: { adminPorts: readonly number[]; arpAuthNoticePort: number }): string {
+export function renderNftables(
+  plan: NetworkPlan,
+  options: { adminPorts: readonly number[]; arpAuthNoticePort: number },
+  parts: readonly RulesetPart[] = [],
+): string {
+  const filterParts = collectTable(parts, (part) => part.filter);
+  const natParts = collectTable(parts, (part) => part.nat);
   const lanDevices = [...new Set(plan.lanSides.map((s) => s.device).concat(plan.lans.map((l) => l.l3)))];
   const wanDevices = plan.wans.map((w) => w.l3);
   const binds = plan.config.arpBinds;
@@ -51,8 +59,10 @@ export function renderNftables(plan: NetworkPlan, options: { adminPorts: readonl
     'flush table inet portico',
     'table inet portico {',
     ...FILTER_SETS.map(([name, type]) => `${TAB}set ${name} { type ${type}; }`),
+    ...declareSets(filterParts.sets),
     '}',
     ...FILTER_SETS.map(([name]) => `flush set inet portico ${name}`),
+    ...flushSets('inet', 'portico', filterParts.sets),
     'table inet portico {',
   ];
   const sets: Record<string, string[]> = {
@@ -63,6 +73,7 @@ export function renderNftables(plan: NetworkPlan, options: { adminPorts: readonl
     arp_pairs: binds.map((b) => `${mac(b.mac)} . ${ipv4(b.ip)}`),
   };
   for (const [name, type] of FILTER_SETS) out.push(`${TAB}set ${name} { type ${type}${elements(sets[name]!)} }`);
+  out.push(...defineSets(filterParts.sets));
 
   const chain = (name: string, rules: readonly string[], base?: string) => {
     out.push('', `${TAB}chain ${name} {`);
@@ -87,7 +98,9 @@ export function renderNftables(plan: NetworkPlan, options: { adminPorts: readonl
   chain('arp_guard_forward', guardForward);
 
   const admin = adminPorts.length ? [`tcp dport ${anonymous(adminPorts)} accept`] : [];
+  const hooked = (hook: Parameters<typeof filterParts.hooks.get>[0]) => filterParts.hooks.get(hook) ?? [];
   chain('lan_to_device', [
+    ...hooked('lan_to_device'),
     'udp dport 67 accept',
     'udp dport 547 accept',
     'meta l4proto { tcp, udp } th dport 53 accept',
@@ -101,9 +114,11 @@ export function renderNftables(plan: NetworkPlan, options: { adminPorts: readonl
     // DHCPv6 answers come from the server's link-local address, unrelated to the multicast request.
     'ip6 saddr fe80::/10 udp sport 547 udp dport 546 accept',
     ...(plan.iptv?.type === 'igmp' ? [`iifname ${nftString(plan.iptv.upstream)} ip protocol igmp accept`] : []),
+    ...hooked('wan_to_device'),
   ]);
-  chain('input_rules', []);
-  chain('forward_rules', []);
+  chain('input_rules', hooked('input_rules'));
+  chain('forward_rules', hooked('forward_rules'));
+  for (const part of filterParts.chains) chain(part.name, part.rules, part.base);
 
   chain(
     'input',
@@ -157,14 +172,18 @@ export function renderNftables(plan: NetworkPlan, options: { adminPorts: readonl
     'flush table ip portico_nat',
     'table ip portico_nat {',
     `${TAB}set arp_bound { type ipv4_addr; }`,
+    ...declareSets(natParts.sets),
     '}',
     'flush set ip portico_nat arp_bound',
+    ...flushSets('ip', 'portico_nat', natParts.sets),
     'table ip portico_nat {',
     `${TAB}set arp_bound { type ipv4_addr${elements(redirecting ? sets.arp_bound! : [])} }`,
+    ...defineSets(natParts.sets),
   );
   const nat = (name: string, rules: readonly string[], base?: string) => chain(name, rules, base);
-  nat('prerouting_rules', []);
-  nat('postrouting_rules', []);
+  nat('prerouting_rules', natParts.hooks.get('prerouting_rules') ?? []);
+  nat('postrouting_rules', natParts.hooks.get('postrouting_rules') ?? []);
+  for (const part of natParts.chains) nat(part.name, part.rules, part.base);
   const prerouting = ['jump prerouting_rules'];
   if (redirecting && lanDevices.length) {
     prerouting.unshift(`iifname ${anonymous(lanDevices.map(nftString))} ip saddr != @arp_bound tcp dport 80 redirect to :${noticePort}`);

@@ -3,20 +3,25 @@ import { DEFAULT_RENDER_OPTIONS, NETWORK_DIRS, NETWORK_FILES, type NetworkConfig
 import { renderDnsmasq } from './network-dnsmasq.js';
 import { renderLinksBatch, renderRoutesBatch, renderStateBatch } from './network-ip-batch.js';
 import { renderNftables } from './network-nftables.js';
-import { planNetwork } from './network-plan.js';
+import { planNetwork, type NetworkPlan } from './network-plan.js';
+import type { RulesetPart } from './network-ruleset-parts.js';
 import { renderEthtool, renderIgmpProxy } from './network-ports.js';
 import { renderSysctl } from './network-sysctl.js';
 
 /**
  * The Network section rendered for the `linux` driver (DESIGN §5): pure, configuration in,
  * files out, in the order they are applied. The firewall comes first, so forwarding is never
- * on without base chains that drop; links exist before their settings and addresses; the DHCP
+ * on without base chains that drop (other features' rules come in as ruleset parts, in the same file); links exist before their settings and addresses; the DHCP
  * and DNS service starts once its devices are up.
  */
-export function renderNetwork(config: NetworkConfig, options: NetworkRenderOptions = DEFAULT_RENDER_OPTIONS): RenderOutput[] {
+export function renderNetwork(
+  config: NetworkConfig,
+  options: NetworkRenderOptions = DEFAULT_RENDER_OPTIONS,
+  partsOf: (plan: NetworkPlan) => readonly RulesetPart[] = () => [],
+): RenderOutput[] {
   const plan = planNetwork(config);
   const files: RenderedFile[] = [
-    { target: NETWORK_FILES.nftables, content: renderNftables(plan, options), check: 'nft' },
+    { target: NETWORK_FILES.nftables, content: renderNftables(plan, options, partsOf(plan)), check: 'nft' },
     { target: NETWORK_FILES.linksBatch, content: renderLinksBatch(plan), check: 'ip-batch' },
     { target: NETWORK_FILES.ethtool, content: renderEthtool(plan), check: 'none' },
     { target: NETWORK_FILES.sysctl, content: renderSysctl(plan), check: 'sysctl' },

@@ -1,0 +1,18 @@
+import type { Settings } from '../settings.js';
+import type { ConfigDomain } from './config-types.js';
+import { networkDomain } from '../domains/network/network-domain.js';
+import type { RulesetContributor } from '../domains/network/network-ruleset-parts.js';
+
+/**
+ * Features that add to the one nftables ruleset the network domain renders, in the order
+ * their rules run inside each extension chain.
+ */
+export const RULESET_CONTRIBUTORS: readonly RulesetContributor[] = [];
+
+/**
+ * Every config domain of the device, in apply order: the network (with the ruleset every
+ * feature adds to) first, then the domains that build on its devices.
+ */
+export function systemDomains(settings: Pick<Settings, 'port' | 'systemRoot' | 'driver'>): ConfigDomain[] {
+  return [networkDomain(settings, RULESET_CONTRIBUTORS)];
+}
