@@ -7,7 +7,7 @@ export default defineConfig({
       { test: { name: 'schema', root: 'packages/schema', include: ['test/**/*.test.ts'] } },
       { test: { name: 'i18n', root: 'packages/i18n', include: ['test/**/*.test.ts'] } },
       { test: { name: 'daemon', root: 'apps/daemon', include: ['test/**/*.test.ts'] } },
-      { test: { name: 'console', root: 'apps/console', include: ['test/**/*.test.ts'] } },
+      { test: { name: 'console', root: 'apps/console', include: ['test/**/*.test.ts'], setupFiles: ['test/i18n-setup.ts'] } },
       {
         test: {
           name: 'lab',

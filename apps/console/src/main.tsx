@@ -3,11 +3,16 @@ import { createRoot } from 'react-dom/client';
 import './styles/mantine-styles.js';
 import './styles/console.css';
 import { ConsoleApp } from './app/console-app.js';
+import { i18nReady } from './i18n/console-i18n.js';
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');
-createRoot(container).render(
-  <StrictMode>
-    <ConsoleApp />
-  </StrictMode>,
+// The first paint already speaks the chosen language; a failed language load still renders
+// (with keys) rather than leaving a blank page.
+void i18nReady.finally(() =>
+  createRoot(container).render(
+    <StrictMode>
+      <ConsoleApp />
+    </StrictMode>,
+  ),
 );

@@ -1,14 +1,28 @@
-import i18next from 'i18next';
+import i18next, { type BackendModule } from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import { DEFAULT_LANGUAGE, LANGUAGES, resources, type Language } from '@portico/i18n';
+import { DEFAULT_LANGUAGE, LANGUAGES, loadLanguageResources, toLanguage, type Language } from '@portico/i18n/load';
 import { pickLanguage, readStoredLanguage, storeLanguage } from './language-choice.js';
 
 /**
- * One i18next instance for the console. The three bundles are small, so all are loaded at
- * start and switching language never waits for the network. Keys are dotted paths into the
- * bundle (`common.requestFailed`, `msg.loginWrong`), the same keys the daemon sends.
+ * One i18next instance for the console. Keys are dotted paths into the bundle
+ * (`common.requestFailed`, `msg.loginWrong`), the same keys the daemon sends.
+ *
+ * Each language is its own chunk, loaded when it is first shown: the first load carries one
+ * language, and a switch waits for its chunk before the console changes language. Every
+ * language has every key (packages/i18n tests), so no fallback language is loaded beside it.
  */
 export const i18n = i18next.createInstance();
+
+const languageChunks: BackendModule = {
+  type: 'backend',
+  init() {},
+  read(language, _namespace, callback) {
+    loadLanguageResources(toLanguage(language) ?? DEFAULT_LANGUAGE).then(
+      (resources) => callback(null, resources),
+      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), false),
+    );
+  },
+};
 
 function browserStorage(): Storage | undefined {
   return typeof window === 'undefined' ? undefined : window.localStorage;
@@ -18,17 +32,20 @@ function browserLanguages(): readonly string[] {
   return typeof navigator === 'undefined' ? [] : navigator.languages ?? [navigator.language];
 }
 
-void i18n.use(initReactI18next).init({
-  resources: Object.fromEntries(LANGUAGES.map((lang) => [lang, { translation: resources[lang] }])),
-  lng: pickLanguage({ stored: readStoredLanguage(browserStorage()), browser: browserLanguages() }),
-  fallbackLng: DEFAULT_LANGUAGE,
-  supportedLngs: [...LANGUAGES],
-  // React escapes everything it renders.
-  interpolation: { escapeValue: false },
-  returnNull: false,
-  initAsync: false,
-  showSupportNotice: false,
-});
+/** Settles once the first language is loaded; the console renders after it. */
+export const i18nReady: Promise<unknown> = i18n
+  .use(languageChunks)
+  .use(initReactI18next)
+  .init({
+    lng: pickLanguage({ stored: readStoredLanguage(browserStorage()), browser: browserLanguages() }),
+    fallbackLng: false,
+    supportedLngs: [...LANGUAGES],
+    load: 'currentOnly',
+    // React escapes everything it renders.
+    interpolation: { escapeValue: false },
+    returnNull: false,
+    showSupportNotice: false,
+  });
 
 function reflectLanguage(lang: string): void {
   if (typeof document !== 'undefined') document.documentElement.lang = lang;

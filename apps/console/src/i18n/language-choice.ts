@@ -1,4 +1,4 @@
-import { DEFAULT_LANGUAGE, toLanguage, type Language } from '@portico/i18n';
+import { DEFAULT_LANGUAGE, toLanguage, type Language } from '@portico/i18n/load';
 
 /** Where the console remembers the language the administrator picked. */
 export const LANGUAGE_STORAGE_KEY = 'portico.lang';

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { Button, Menu } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { LANGUAGES, type Language } from '@portico/i18n';
+import { LANGUAGES, type Language } from '@portico/i18n/load';
 import { apiPost } from '../api/api-client.js';
 import { applyLanguage, currentLanguage } from '../i18n/console-i18n.js';
 import { useDeviceLanguageStore } from '../state/device-language-store.js';

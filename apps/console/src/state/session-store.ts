@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import { roleOf, type RoleName } from '@portico/schema';
-import { toLanguage, type Language } from '@portico/i18n';
+import { toLanguage, type Language } from '@portico/i18n/load';
 
 /** The signed-in account as the daemon describes it (GET /api/islogin, POST /api/login). */
 export interface SessionInfo {
