@@ -6,13 +6,14 @@ export default defineConfig({
     projects: [
       { test: { name: 'schema', root: 'packages/schema', include: ['test/**/*.test.ts'] } },
       { test: { name: 'i18n', root: 'packages/i18n', include: ['test/**/*.test.ts'] } },
-      { test: { name: 'daemon', root: 'apps/daemon', include: ['test/**/*.test.ts'] } },
+      { test: { name: 'daemon', root: 'apps/daemon', include: ['test/**/*.test.ts'], setupFiles: ['../../tests/support/shell-spy.ts'] } },
       { test: { name: 'console', root: 'apps/console', include: ['test/**/*.test.ts'], setupFiles: ['test/i18n-setup.ts'] } },
       {
         test: {
           name: 'lab',
           root: 'tests',
           include: ['lab/**/*.test.ts'],
+          setupFiles: ['support/shell-spy.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
