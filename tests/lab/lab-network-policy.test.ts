@@ -19,21 +19,28 @@ function useAddress(index: number, address: string) {
   inNs(client.ns, ['ip', 'route', 'replace', 'default', 'via', '192.168.11.1']);
 }
 
-beforeAll(async () => {
-  gateway = createLabGateway({ clients: 2 });
-  lab = gateway.lab;
-  await gateway.apply({
+/** Answers pings in `inet` only: the WAN health monitor's track address, off the server's path. */
+const TRACK_ADDRESS = '192.0.2.1';
+
+function snapshot(trackIps: string[] = []) {
+  return {
     networkInterface: [
       row(networkInterface, 'wan1', { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: '198.51.100.2', netmask: '255.255.255.0', gateway: '198.51.100.1' }),
       row(networkInterface, 'wan2', { ifname: 'wan2', role: 'wan', hwport: ['wan2'], proto: 'static', ipaddr: '203.0.113.2', netmask: '255.255.255.0', gateway: '203.0.113.1' }),
       row(networkInterface, 'lan', { ifname: 'lan', role: 'lan', hwport: ['lanp1', 'lanp2'], proto: 'static', ipaddr: '192.168.11.1', netmask: '255.255.255.0' }),
     ],
     multiWan: [
-      row(multiWan, 'mw1', { interface: 'wan1', mode: 'failover', priority: 1 }),
+      row(multiWan, 'mw1', { interface: 'wan1', mode: 'failover', priority: 1, track_ips: trackIps }),
       row(multiWan, 'mw2', { interface: 'wan2', mode: 'failover', priority: 2 }),
     ],
     arpBind: [row(arpBind, 'bound', { ip: '192.168.11.10', mac: lab.clients[1]!.mac, interface: 'lan' })],
-  });
+  };
+}
+
+beforeAll(async () => {
+  gateway = createLabGateway({ clients: 2 });
+  lab = gateway.lab;
+  await gateway.apply(snapshot());
 });
 
 afterAll(async () => {
@@ -68,4 +75,26 @@ describe('multi-WAN failover', () => {
     }
     await expect.poll(via, { timeout: 5000 }).toContain('dev wan1');
   });
+});
+
+describe('multi-WAN track IPs', () => {
+  test('a WAN whose link stays up but whose upstream is dead is taken out, and put back when it answers again', async () => {
+    const via = () => inNs(lab.gw, ['ip', 'route', 'get', SERVER_ADDRESS]).stdout;
+    inNs(lab.inet, ['ip', 'addr', 'add', `${TRACK_ADDRESS}/32`, 'dev', 'lo']);
+    await gateway.apply(snapshot([TRACK_ADDRESS]));
+    expect(via()).toContain('dev wan1');
+    // Everything arriving from the first WAN is dropped beyond its gateway; ARP still
+    // answers and the link stays up, so only the probes can tell.
+    const cut = ['table inet labcut {', '\tchain pre {', '\t\ttype filter hook prerouting priority -300; policy accept;', '\t\tiifname "up1" meta nfproto ipv4 drop', '\t}', '}', ''].join('\n');
+    inNs(lab.inet, ['nft', '-f', '-'], { input: cut });
+    try {
+      expect(inNs(lab.gw, ['ip', 'link', 'show', 'wan1']).stdout).toContain('state UP');
+      await expect.poll(via, { timeout: 40_000, interval: 500 }).toContain('dev wan2');
+      expect(await fetchUpstream(lab.clients[1]!.ns)).toBe(true);
+    } finally {
+      inNs(lab.inet, ['nft', 'delete', 'table', 'inet', 'labcut']);
+    }
+    await expect.poll(via, { timeout: 40_000, interval: 500 }).toContain('dev wan1');
+    expect(await fetchUpstream(lab.clients[1]!.ns)).toBe(true);
+  }, 120_000);
 });

@@ -11,6 +11,8 @@ export const LAB_PACKAGES: Record<string, string> = {
   '/usr/sbin/conntrack': 'conntrack',
   '/usr/sbin/arping': 'arping',
   '/usr/bin/busybox': 'busybox',
+  // The daemon's WAN health probes (the device has iputils' ping).
+  '/usr/bin/ping': 'iputils-ping',
 };
 
 /** Installs what is missing from Debian's packages (root only); returns what is still missing. */

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { RenderedFile } from '../src/engine/engine-types.js';
-import { checkIpBatch } from '../src/domains/network/network-ip-batch.js';
+import { checkIpBatch, defaultRouteLines, type WanHealthConfig } from '../src/domains/network/network-ip-batch.js';
 import { checkSysctl } from '../src/domains/network/network-sysctl.js';
 
 /** Runs the checker a rendered file names, the real tool where there is one. */
@@ -48,6 +48,13 @@ export async function checkRendered(file: RenderedFile, dir: string): Promise<Ch
     case 'sysctl':
       return { target, problems: checkSysctl(file.content) };
     default: {
+      // The WAN health monitor's input: the route batches it can write, all up and all down, pass the batch check.
+      if (target.endsWith('wan-health.json')) {
+        const config = JSON.parse(file.content) as WanHealthConfig;
+        const allDown = new Set(config.routes.map((route) => route.name));
+        const problems = [new Set<string>(), allDown].flatMap((down) => checkIpBatch(`${defaultRouteLines(config.routes, down).join('\n')}\n`));
+        return { target, problems };
+      }
       // JSON argument vectors (ethtool) must parse as arrays of plain strings.
       if (target.endsWith('.json')) {
         const parsed = JSON.parse(file.content) as unknown;

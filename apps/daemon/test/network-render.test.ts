@@ -53,9 +53,10 @@ describe('what the network renderer writes', () => {
       NETWORK_FILES.sysctl,
       NETWORK_FILES.stateBatch,
       NETWORK_FILES.routesBatch,
+      NETWORK_FILES.wanHealth,
       NETWORK_FILES.dnsmasq,
     ]);
-    expect([...rep.values()].map((f) => f.check)).toEqual(['nft', 'ip-batch', 'none', 'sysctl', 'ip-batch', 'ip-batch', 'dnsmasq']);
+    expect([...rep.values()].map((f) => f.check)).toEqual(['nft', 'ip-batch', 'none', 'sysctl', 'ip-batch', 'ip-batch', 'none', 'dnsmasq']);
     expect(alt.get(NETWORK_FILES.igmpproxy)?.check).toBe('none');
     expect(TOLERANT_BATCHES.has(NETWORK_FILES.stateBatch)).toBe(false);
   });

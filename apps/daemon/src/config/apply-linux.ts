@@ -3,7 +3,9 @@ import { createLinuxActivator } from '../drivers/linux/linux-activate.js';
 import type { DomainRegistry } from './config-domains.js';
 import type { ConfigApplier } from './config-types.js';
 import { renderAndInstall } from './apply-install.js';
-import { TOLERANT_BATCHES } from '../domains/network/network-config.js';
+import { NETWORK_FILES, TOLERANT_BATCHES } from '../domains/network/network-config.js';
+import type { WanHealthConfig } from '../domains/network/network-ip-batch.js';
+import { WanHealthMonitor } from '../drivers/linux/wan-health.js';
 
 /**
  * Applier of the linux driver: renders the domains, installs the files under `root` (the
@@ -16,13 +18,16 @@ export function createLinuxApplier(options: {
   domains: DomainRegistry;
   dnsmasqBinary?: string;
   spawnPrefix?: readonly string[];
-}): ConfigApplier {
+  report?: (error: unknown) => void;
+}): ConfigApplier & { wanHealth: WanHealthMonitor } {
+  const wanHealth = new WanHealthMonitor({ run: options.run, report: options.report });
   const activator = createLinuxActivator({
     root: options.root,
     run: options.run,
     dnsmasqBinary: options.dnsmasqBinary,
     tolerantBatches: TOLERANT_BATCHES,
     spawnPrefix: options.spawnPrefix,
+    consumers: new Map([[NETWORK_FILES.wanHealth, (content: string) => wanHealth.configure(JSON.parse(content) as WanHealthConfig)]]),
   });
   return {
     async apply(domains, snapshot, applyOptions) {
@@ -33,6 +38,10 @@ export function createLinuxApplier(options: {
       const live = applyOptions?.full ? files : files.filter((file) => changed.includes(file) || (batchChanged && file.check === 'ip-batch'));
       await activator.activate(live);
     },
-    stop: () => activator.stop(),
+    async stop() {
+      await wanHealth.stop();
+      await activator.stop();
+    },
+    wanHealth,
   };
 }

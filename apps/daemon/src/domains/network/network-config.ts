@@ -55,6 +55,8 @@ export const NETWORK_FILES = {
   routesBatch: '/etc/portico/network-routes.ip',
   dnsmasq: '/etc/portico/dnsmasq.conf',
   igmpproxy: '/etc/portico/igmpproxy.conf',
+  /** What the WAN health monitor probes and the default routes it rewrites (JSON). */
+  wanHealth: '/etc/portico/wan-health.json',
   leases: '/var/lib/portico/dnsmasq.leases',
   /** Upstream DNS servers learnt by DHCP and PPPoE WANs, written by their clients. */
   wanResolv: '/run/portico/resolv.wan',

@@ -120,20 +120,13 @@ export function renderStateBatch(plan: NetworkPlan): string {
   }
 
   lines.push('# Default routes');
-  const balance = plan.wans.filter((w) => w.weight !== undefined && w.gateway);
-  if (balance.length > 1) {
-    const hops = balance.map((w) => `nexthop via ${ipv4(w.gateway!)} dev ${device(w.l3)} weight ${integer(w.weight!, 1, 100, 'weight')}`);
-    lines.push(`route replace default proto ${ROUTE_PROTO} metric ${integer(balance[0]!.metric, 0, 9999, 'metric')} ${hops.join(' ')}`);
-  }
+  lines.push(...defaultRouteLines(wanRoutesOf(plan)));
   for (const wan of plan.wans) {
     const metric = integer(wan.metric, 0, 9999, 'metric');
     if (wan.dynamic) {
       const client = wan.row.proto === 'pppoe' ? 'PPPoE' : 'DHCP';
       lines.push(`# ${device(wan.name)}: its ${client} client on ${device(wan.l3)} installs the routes (table ${table(wan)}, metric ${metric}).`);
       continue;
-    }
-    if (wan.gateway && !(balance.length > 1 && wan.weight !== undefined)) {
-      lines.push(`route replace default via ${ipv4(wan.gateway)} dev ${device(wan.l3)} proto ${ROUTE_PROTO} metric ${metric}`);
     }
     if (wan.row.ipv6 === 'static' && wan.row.ip6gw) {
       lines.push(`route replace default via ${ipv6(wan.row.ip6gw)} dev ${device(wan.l3)} proto ${ROUTE_PROTO} metric ${metric}`);
@@ -151,6 +144,69 @@ export function renderStateBatch(plan: NetworkPlan): string {
     lines.push(`neigh replace ${ipv4(bind.ip)} lladdr ${mac(bind.mac)} dev ${device(dev)} nud permanent`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** A static WAN's IPv4 default route: what the state batch writes and the WAN health monitor rewrites. */
+export interface WanRoute {
+  name: string;
+  device: string;
+  gateway: string;
+  metric: number;
+  /** Set for a balance member: it shares the multipath default route. */
+  weight?: number;
+  trackIps: string[];
+}
+
+/** The static WANs with a gateway, their values checked for the batch syntax. */
+export function wanRoutesOf(plan: NetworkPlan): WanRoute[] {
+  return plan.wans
+    .filter((wan) => !wan.dynamic && wan.gateway)
+    .map((wan) => ({
+      name: wan.name,
+      device: device(wan.l3),
+      gateway: ipv4(wan.gateway!),
+      metric: Number(integer(wan.metric, 0, 9999, 'metric')),
+      ...(wan.weight !== undefined ? { weight: Number(integer(wan.weight, 1, 100, 'weight')) } : {}),
+      trackIps: wan.trackIps.map((ip) => ipv4(ip)),
+    }));
+}
+
+/**
+ * IPv4 default routes with the WANs in `down` left out: balance members share one multipath
+ * route (deleted when none is up), every other WAN has its own route at its metric (deleted
+ * while it is down, so the next metric carries the traffic). With nothing down this is the
+ * state batch's part; the health monitor runs it with `ip -force -batch`.
+ */
+export function defaultRouteLines(routes: readonly WanRoute[], down: ReadonlySet<string> = new Set()): string[] {
+  const lines: string[] = [];
+  const balance = routes.filter((route) => route.weight !== undefined);
+  const multipath = balance.length > 1;
+  if (multipath) {
+    const metric = integer(balance[0]!.metric, 0, 9999, 'metric');
+    const up = balance.filter((route) => !down.has(route.name));
+    const hops = up.map((r) => `nexthop via ${ipv4(r.gateway)} dev ${device(r.device)} weight ${integer(r.weight!, 1, 100, 'weight')}`);
+    lines.push(up.length ? `route replace default proto ${ROUTE_PROTO} metric ${metric} ${hops.join(' ')}` : `route del default proto ${ROUTE_PROTO} metric ${metric}`);
+  }
+  for (const route of routes) {
+    if (multipath && route.weight !== undefined) continue;
+    const verb = down.has(route.name) ? 'del' : 'replace';
+    lines.push(`route ${verb} default via ${ipv4(route.gateway)} dev ${device(route.device)} proto ${ROUTE_PROTO} metric ${integer(route.metric, 0, 9999, 'metric')}`);
+  }
+  return lines;
+}
+
+/** Seconds between probe rounds, failed rounds before a WAN is down, good rounds before it is up. */
+export const WAN_PROBE = { intervalSeconds: 5, failAfter: 3, recoverAfter: 2 } as const;
+
+export interface WanHealthConfig {
+  probe: typeof WAN_PROBE;
+  routes: WanRoute[];
+}
+
+/** The WAN health monitor's input: the default routes and the track IPs proving each WAN. */
+export function renderWanHealth(plan: NetworkPlan): string {
+  const config: WanHealthConfig = { probe: WAN_PROBE, routes: wanRoutesOf(plan) };
+  return `${JSON.stringify(config, null, 2)}\n`;
 }
 
 export function renderRoutesBatch(plan: NetworkPlan): string {

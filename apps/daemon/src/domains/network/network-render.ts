@@ -1,7 +1,7 @@
 import type { RenderedFile, RenderOutput } from '../../engine/engine-types.js';
 import { DEFAULT_RENDER_OPTIONS, NETWORK_DIRS, NETWORK_FILES, type NetworkConfig, type NetworkRenderOptions } from './network-config.js';
 import { renderDnsmasq } from './network-dnsmasq.js';
-import { renderLinksBatch, renderRoutesBatch, renderStateBatch } from './network-ip-batch.js';
+import { renderLinksBatch, renderRoutesBatch, renderStateBatch, renderWanHealth } from './network-ip-batch.js';
 import { renderNftables } from './network-nftables.js';
 import { planNetwork, type NetworkPlan } from './network-plan.js';
 import type { RulesetPart } from './network-ruleset-parts.js';
@@ -20,14 +20,16 @@ export function renderNetwork(
   partsOf: (plan: NetworkPlan) => readonly RulesetPart[] = () => [],
 ): RenderOutput[] {
   const plan = planNetwork(config);
+  const parts = partsOf(plan);
   const files: RenderedFile[] = [
-    { target: NETWORK_FILES.nftables, content: renderNftables(plan, options, partsOf(plan)), check: 'nft' },
+    { target: NETWORK_FILES.nftables, content: renderNftables(plan, options, parts), check: 'nft' },
     { target: NETWORK_FILES.linksBatch, content: renderLinksBatch(plan), check: 'ip-batch' },
     { target: NETWORK_FILES.ethtool, content: renderEthtool(plan), check: 'none' },
     { target: NETWORK_FILES.sysctl, content: renderSysctl(plan), check: 'sysctl' },
     { target: NETWORK_FILES.stateBatch, content: renderStateBatch(plan), check: 'ip-batch' },
     { target: NETWORK_FILES.routesBatch, content: renderRoutesBatch(plan), check: 'ip-batch' },
-    { target: NETWORK_FILES.dnsmasq, content: renderDnsmasq(plan, options.systemRoot ?? ''), check: 'dnsmasq' },
+    { target: NETWORK_FILES.wanHealth, content: renderWanHealth(plan), check: 'none' },
+    { target: NETWORK_FILES.dnsmasq, content: renderDnsmasq(plan, options.systemRoot ?? '', parts.flatMap((p) => p.dnsmasq ?? [])), check: 'dnsmasq' },
   ];
   const igmp = renderIgmpProxy(plan);
   if (igmp) files.push({ target: NETWORK_FILES.igmpproxy, content: igmp, check: 'none' });

@@ -27,6 +27,8 @@ export function createLinuxActivator(options: {
   tolerantBatches?: ReadonlySet<string>;
   /** Prepended to the supervised service's command (the lab runs it inside a namespace). */
   spawnPrefix?: readonly string[];
+  /** Files read by the daemon itself rather than a tool, by target: called with the content. */
+  consumers?: ReadonlyMap<string, (content: string) => void>;
 }) {
   let dnsmasq: ChildProcess | null = null;
   let dnsmasqConf: string | null = null;
@@ -91,7 +93,13 @@ export function createLinuxActivator(options: {
           case 'dnsmasq':
             await startDnsmasq(path);
             break;
+          case 'tc':
+            // The devices the script owns start from nothing: their old tree (or none) goes first.
+            for (const [, dev] of file.content.matchAll(/^# reset ([A-Za-z0-9._-]{1,15})$/gm)) await options.run(['tc', 'qdisc', 'del', 'dev', dev!, 'root']);
+            await runOrThrow(file.target, ['tc', '-batch', path]);
+            break;
           default:
+            options.consumers?.get(file.target)?.(file.content);
             break;
         }
       }
