@@ -1,6 +1,6 @@
 // Console bundle weight, gzipped: the initial JS and CSS a first visit loads, and the largest
 // route chunk. Budgets: initial JS <= 180 KB, CSS <= 40 KB, each route chunk <= 30 KB.
-// Also reports the portal bundle (its budget comes with the hotspot portal).
+// The captive portal's bundle: <= 80 KB for everything it loads.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -54,6 +54,6 @@ const portal = analyse('portal');
 const pass = report(
   'console-bundle',
   { ...consoleFigures, portal_total_js_kb: portal.initial_js_kb, portal_css_kb: portal.initial_css_kb },
-  { initial_js_kb: 180, initial_css_kb: 40, largest_route_chunk_kb: 30 },
+  { initial_js_kb: 180, initial_css_kb: 40, largest_route_chunk_kb: 30, portal_total_js_kb: 80 },
 );
 process.exitCode = pass || !process.env.BENCH_STRICT ? 0 : 1;
