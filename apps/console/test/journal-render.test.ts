@@ -142,15 +142,17 @@ describe('changes view', () => {
 });
 
 describe('maintenance page', () => {
-  test('history section and the clearly labelled missing functions', () => {
+  test('history, backup, restore and device sections, and the one clearly labelled missing function', () => {
     const html = render(createElement(CurrentRouteContext.Provider, { value: routeEntry('modify') }, createElement(SystemMaintainPage)));
     expect(html).toContain('data-testid="system-maintain"');
     expect(html).toContain('Configuration history');
     expect(tagWith(html, 'journal-table')).toMatch(/^<table/);
     expect(tagWith(html, 'journal-diff')).toMatch(/disabled/);
     expect(html).toContain('data-testid="maintain-unavailable"');
-    for (const name of ['backup', 'restore', 'upgrade', 'reboot', 'factoryReset']) {
-      expect(html).toContain(`data-testid="maintain-unavailable-${name}"`);
+    for (const section of ['maintain-backup', 'maintain-restore', 'maintain-device']) expect(html).toContain(`data-testid="${section}"`);
+    expect(html).toContain('data-testid="maintain-unavailable-upgrade"');
+    for (const name of ['backup', 'restore', 'reboot', 'factoryReset']) {
+      expect(html).not.toContain(`data-testid="maintain-unavailable-${name}"`);
     }
     expect(html).toContain('Not available in this build');
     // Nothing to press for the missing functions.

@@ -1,5 +1,7 @@
 import { dhcpServer, networkInterface, writeSchema, type AnyEntity } from '@portico/schema';
+import { randomUUID } from 'node:crypto';
 import type { Db } from '../plugins/db-open.js';
+import type { ConfigSnapshot, SnapshotRow } from './config-types.js';
 import { configRowCollection } from '../domains/entity/entity-store.js';
 
 /** The factory LAN (spec §9: the device answers in 192.168.11.x). */
@@ -21,13 +23,29 @@ export function seedFactoryNetwork(db: Db, ports: readonly string[], now: () => 
   const firstStart = !(db.prepare('SELECT 1 FROM revisions LIMIT 1').get() as unknown);
   const interfaces = configRowCollection(db, networkInterface.name, now);
   if (!firstStart || (interfaces.count() as number) > 0) return false;
+  const records = factoryNetworkRecords(ports);
   db.transaction(() => {
-    interfaces.insert(
-      valid(networkInterface, { ifname: 'lan', role: 'lan', hwport: [...ports], proto: 'static', ipaddr: FACTORY_LAN.address, netmask: FACTORY_LAN.netmask }),
-    );
-    configRowCollection(db, dhcpServer.name, now).insert(
-      valid(dhcpServer, { interface: 'lan', start: FACTORY_LAN.dhcpStart, pool_size: FACTORY_LAN.dhcpPool, netmask: FACTORY_LAN.netmask }),
-    );
+    interfaces.insert(records.networkInterface);
+    configRowCollection(db, dhcpServer.name, now).insert(records.dhcpServer);
   })();
   return true;
+}
+
+/** The factory LAN and its DHCP pool on the given ports, validated, without ids. */
+function factoryNetworkRecords(ports: readonly string[]): Record<'networkInterface' | 'dhcpServer', Record<string, unknown>> {
+  return {
+    networkInterface: valid(networkInterface, { ifname: 'lan', role: 'lan', hwport: [...ports], proto: 'static', ipaddr: FACTORY_LAN.address, netmask: FACTORY_LAN.netmask }),
+    dhcpServer: valid(dhcpServer, { interface: 'lan', start: FACTORY_LAN.dhcpStart, pool_size: FACTORY_LAN.dhcpPool, netmask: FACTORY_LAN.netmask }),
+  };
+}
+
+/** The whole factory configuration (a factory reset): the factory network when there are LAN ports, nothing else. */
+export function factorySnapshot(ports: readonly string[]): ConfigSnapshot {
+  if (ports.length === 0) return {};
+  const out: Record<string, SnapshotRow[]> = {};
+  for (const [entity, record] of Object.entries(factoryNetworkRecords(ports))) {
+    const id = randomUUID();
+    out[entity] = [{ id, data: { ...record, id } }];
+  }
+  return out;
 }

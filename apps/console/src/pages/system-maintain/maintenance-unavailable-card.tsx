@@ -1,12 +1,12 @@
 import { Badge, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 
-/** The other maintenance functions of the spec, none of which this build carries yet. */
-export const UNAVAILABLE_FUNCTIONS = ['backup', 'restore', 'upgrade', 'reboot', 'factoryReset'] as const;
+/** The maintenance functions of the spec this build does not carry yet. */
+export const UNAVAILABLE_FUNCTIONS = ['upgrade'] as const;
 
 /**
- * Says plainly that backup, restore, upgrade, reboot and factory reset are missing here,
- * with no buttons, so nothing looks as if it worked.
+ * Says plainly that firmware upgrade is missing here, with no buttons, so nothing looks as
+ * if it worked.
  */
 export function MaintenanceUnavailableCard() {
   const { t } = useTranslation();
