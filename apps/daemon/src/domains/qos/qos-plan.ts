@@ -1,0 +1,152 @@
+import { clockMinutes, LINE_SPEED_DEFAULT_KBIT, QOS_CLASSES, usernetAddresses, WEEKDAYS, type QosClass, type Weekday } from '@portico/schema';
+import { lanSideOf, type NetworkPlan } from '../network/network-plan.js';
+import type { QosConfig } from './qos-config.js';
+
+/**
+ * How Smart QoS maps onto the kernel, worked out once so the nftables part and the tc script
+ * name the same classes:
+ * - every WAN's egress (upload) and every LAN-side device's egress (download) gets an HTB
+ *   tree `1:` with the line class `1:1` and the four priority classes `1:10`…`1:40`;
+ * - every address (or MAC) a bandwidth rule limits gets a leaf class of its own per window
+ *   state (inside / outside its weekly window), numbered from `1:100`;
+ * - nftables puts each forwarded packet in its class by setting `meta priority` (HTB reads it
+ *   directly, no tc filter is involved), from maps keyed by address: one lookup per packet
+ *   whatever the number of rules. Maps are grouped by time window, so the rules that pick
+ *   the inside or outside class grow with the number of distinct windows, not with rules.
+ * - a MAC rule's download traffic is recognised by its connection: the connection mark's bits
+ *   16-31 carry the MAC user's number, set on the first packet from the LAN.
+ */
+
+export const CLASS_MINOR: Readonly<Record<QosClass, number>> = { priority: 0x10, express: 0x20, normal: 0x30, bulk: 0x40 };
+/** Share of the line each class is guaranteed; the rest is lent in class order. */
+export const CLASS_SHARE: Readonly<Record<QosClass, number>> = { priority: 0.4, express: 0.3, normal: 0.2, bulk: 0.1 };
+export const CLASS_PRIO: Readonly<Record<QosClass, number>> = { priority: 0, express: 1, normal: 2, bulk: 3 };
+export const LINE_MINOR = 0x1;
+export const USER_MINOR_FIRST = 0x100;
+/** Minors from here on are left to per-client limits added at run time (hotspot). */
+export const CLIENT_MINOR_FIRST = 0x8000;
+export const CLIENT_MINOR_LAST = 0xfffe;
+/** Connection-mark bits carrying a MAC user's number. */
+export const MAC_USER_MASK = 0xffff0000;
+export const MAC_USER_SHIFT = 16;
+
+export class QosBudgetError extends Error {}
+
+export interface QosWindow {
+  /** Index of the window among the distinct windows, for map names. */
+  index: number;
+  days: Weekday[];
+  start: string;
+  stop: string;
+  /** All week, all day: the outside limits never apply. */
+  always: boolean;
+}
+
+export interface QosUser {
+  kind: 'ip' | 'mac';
+  /** An IPv4 address or a lower-case MAC. */
+  key: string;
+  window: QosWindow;
+  /** Rates in kbit/s; 0 = unlimited. */
+  up: { inside: number; outside: number };
+  down: { inside: number; outside: number };
+  /** Class minors of the window states that limit something. */
+  insideMinor?: number;
+  outsideMinor?: number;
+  /** MAC users: the number carried in the connection mark. */
+  macNumber?: number;
+  /** LAN-side devices the user's download class lives on. */
+  lanDevices: string[];
+}
+
+export interface QosDevicePlan {
+  device: string;
+  direction: 'up' | 'down';
+  /** Line rate in kbit/s. */
+  rate: number;
+  /** Unclassified traffic: the Normal class on a WAN; passed unshaped on the LAN side (local traffic). */
+  defaultMinor: number;
+}
+
+export interface QosPlan {
+  enabled: boolean;
+  windows: QosWindow[];
+  users: QosUser[];
+  devices: QosDevicePlan[];
+  /** Devices whose root qdisc this feature owns (reset before each load). */
+  ownedDevices: string[];
+}
+
+function windowKey(days: readonly string[], start: string, stop: string): string {
+  return `${days.join(',')}|${start}|${stop}`;
+}
+
+export function planQos(config: QosConfig, network: NetworkPlan): QosPlan {
+  const lanDevices = [...new Set(network.lanSides.map((s) => s.device))];
+  const ownedDevices = [...new Set([...network.wans.map((w) => w.l3), ...lanDevices])];
+  if (!config.base.qos) return { enabled: false, windows: [], users: [], devices: [], ownedDevices };
+
+  const speedOf = new Map(config.loadBalance.map((row) => [row.interface, row]));
+  const devices: QosDevicePlan[] = network.wans.map((wan) => ({
+    device: wan.l3,
+    direction: 'up',
+    rate: speedOf.get(wan.name)?.upbandwidth ?? LINE_SPEED_DEFAULT_KBIT,
+    defaultMinor: CLASS_MINOR.normal,
+  }));
+  const downTotal = network.wans.reduce((sum, wan) => sum + (speedOf.get(wan.name)?.downbandwidth ?? LINE_SPEED_DEFAULT_KBIT), 0);
+  for (const device of lanDevices) devices.push({ device, direction: 'down', rate: Math.max(downTotal, 1), defaultMinor: 0 });
+
+  const windows = new Map<string, QosWindow>();
+  const windowOf = (rule: { weekdays: readonly string[]; timestart: string; timestop: string }): QosWindow => {
+    const days = WEEKDAYS.filter((d) => rule.weekdays.includes(d));
+    const start = rule.timestart;
+    const stop = rule.timestop;
+    const key = windowKey(days, start, stop);
+    let window = windows.get(key);
+    if (!window) {
+      const always = days.length === WEEKDAYS.length && clockMinutes(start) === 0 && clockMinutes(stop) === 24 * 60;
+      window = { index: windows.size, days: [...days], start, stop, always };
+      windows.set(key, window);
+    }
+    return window;
+  };
+
+  const users: QosUser[] = [];
+  const seen = new Set<string>();
+  let nextMinor = USER_MINOR_FIRST;
+  let macNumber = 1;
+  const take = (): number => {
+    if (nextMinor >= CLIENT_MINOR_FIRST) throw new QosBudgetError(`bandwidth rules need more than ${CLIENT_MINOR_FIRST - USER_MINOR_FIRST} classes`);
+    return nextMinor++;
+  };
+  const addUser = (kind: 'ip' | 'mac', key: string, rule: QosConfig['ipRules'][number], devicesOfUser: string[]) => {
+    if (seen.has(`${kind}:${key}`)) return;
+    seen.add(`${kind}:${key}`);
+    const window = windowOf(rule);
+    const user: QosUser = {
+      kind,
+      key,
+      window,
+      up: { inside: rule.upspeed1, outside: window.always ? 0 : rule.upspeed2 },
+      down: { inside: rule.downspeed1, outside: window.always ? 0 : rule.downspeed2 },
+      lanDevices: devicesOfUser,
+    };
+    if (user.up.inside || user.down.inside) user.insideMinor = take();
+    if (user.up.outside || user.down.outside) user.outsideMinor = take();
+    if (user.insideMinor === undefined && user.outsideMinor === undefined) return;
+    if (kind === 'mac') user.macNumber = macNumber++;
+    users.push(user);
+  };
+  for (const rule of config.ipRules) {
+    if (!rule.enabled) continue;
+    for (const address of usernetAddresses(rule.usernet)) {
+      const side = lanSideOf(network, address);
+      addUser('ip', address, rule, side ? [side.device] : lanDevices);
+    }
+  }
+  for (const rule of config.macRules) if (rule.enabled) addUser('mac', rule.usernet.toLowerCase(), rule, lanDevices);
+
+  return { enabled: true, windows: [...windows.values()], users, devices, ownedDevices };
+}
+
+export { QOS_CLASSES };

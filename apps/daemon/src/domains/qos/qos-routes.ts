@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { chartRangeSchema } from '@portico/schema';
+import type { AppContext } from '../../app-context.js';
+import { runCommand } from '../../engine/command-runner.js';
+import { envelope, success } from '../../plugins/api-envelope.js';
+import { FLOW_SERIES, linuxQosCounters, QosFlowHistory, simQosCounters, startQosFlowSampler } from './qos-flow.js';
+
+const seriesRates = z.object(Object.fromEntries(FLOW_SERIES.map((s) => [s, z.number().int().nonnegative()])) as Record<(typeof FLOW_SERIES)[number], z.ZodNumber>);
+
+export const flowChartSchema = z.object({
+  range: chartRangeSchema,
+  /** Seconds between points. */
+  step: z.number().int().positive(),
+  points: z.array(
+    z.object({
+      t: z.number().int(),
+      up: seriesRates,
+      down: seriesRates,
+      wans: z.record(z.string(), z.object({ rx: z.number().int().nonnegative(), tx: z.number().int().nonnegative() })),
+    }),
+  ),
+});
+
+/**
+ * Smart QoS reads beyond its entities: the flow charts (GET /api/flow/chart?range=5m), fed by
+ * a sampler the daemon runs from start to close.
+ */
+export function registerQosRoutes(root: FastifyInstance, ctx: AppContext): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const history = new QosFlowHistory();
+  const read =
+    ctx.settings.driver === 'linux'
+      ? linuxQosCounters({ root: ctx.settings.systemRoot, run: runCommand })
+      : simQosCounters(['wan1']);
+  // The sim driver's sampler is a pure function of time, the linux one reads the system.
+  const stop = startQosFlowSampler(read, history, ctx.now);
+  root.addHook('onClose', async () => stop());
+
+  app.get(
+    '/api/flow/chart',
+    {
+      config: { policy: { module: 'smartqos', effect: 'read' } },
+      schema: { querystring: z.object({ range: chartRangeSchema.default('5m') }), response: { 200: envelope(flowChartSchema) } },
+    },
+    async (request) => success(history.chart(request.query.range, ctx.now())),
+  );
+}

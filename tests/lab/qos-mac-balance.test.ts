@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { networkInterface, qosLoadBalance, qosMacRule } from '@portico/schema';
+import { inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
+import { labPrerequisites } from './lab-packages.js';
+import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
+import { iperfKbit, startIperfServers, waitForIperf, type IperfServers } from './qos-iperf.js';
+
+/**
+ * Smart QoS by MAC address (upload by source MAC, download through the connection mark) and
+ * load balance over two WANs, and P2P blocking, with real traffic in the lab.
+ */
+const blocker = labPrerequisites();
+if (blocker) throw new Error(`lab suite cannot run: ${blocker}`);
+
+const PORT = 5211;
+let gateway: LabGateway;
+let lab: Lab;
+let iperf: IperfServers;
+
+function useAddress(index: number, address: string) {
+  const client = lab.clients[index]!;
+  inNs(client.ns, ['ip', 'addr', 'flush', 'dev', client.ifname]);
+  inNs(client.ns, ['ip', 'addr', 'add', `${address}/24`, 'dev', client.ifname]);
+  inNs(client.ns, ['ip', 'route', 'replace', 'default', 'via', '192.168.11.1']);
+}
+
+function snapshot(balance: boolean) {
+  return {
+    networkInterface: [
+      row(networkInterface, 'wan1', { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: '198.51.100.2', netmask: '255.255.255.0', gateway: '198.51.100.1' }),
+      row(networkInterface, 'wan2', { ifname: 'wan2', role: 'wan', hwport: ['wan2'], proto: 'static', ipaddr: '203.0.113.2', netmask: '255.255.255.0', gateway: '203.0.113.1' }),
+      row(networkInterface, 'lan', { ifname: 'lan', role: 'lan', hwport: ['lanp1', 'lanp2'], proto: 'static', ipaddr: '192.168.11.1', netmask: '255.255.255.0' }),
+    ],
+    qosBase: [{ id: '', data: { qos: true, qosmode: 'smart', p2pblock: true, balance } }],
+    qosLoadBalance: [
+      row(qosLoadBalance, 'lb1', { interface: 'wan1', weight: 1, upbandwidth: 100_000, downbandwidth: 200_000 }),
+      row(qosLoadBalance, 'lb2', { interface: 'wan2', weight: 1, upbandwidth: 100_000, downbandwidth: 200_000 }),
+    ],
+    qosMacRule: [row(qosMacRule, 'tv', { name: 'tv', usernet: lab.clients[0]!.mac, upspeed1: 5000, downspeed1: 9000 })],
+  };
+}
+
+beforeAll(async () => {
+  gateway = createLabGateway({ clients: 2 });
+  lab = gateway.lab;
+  useAddress(0, '192.168.11.10');
+  useAddress(1, '192.168.11.11');
+  iperf = startIperfServers(lab.inet, SERVER_ADDRESS, [PORT]);
+  await gateway.apply(snapshot(false));
+  await waitForIperf(lab.clients[1]!.ns, SERVER_ADDRESS, PORT);
+});
+
+afterAll(async () => {
+  iperf?.stop();
+  await gateway?.down();
+});
+
+const within = (measured: number, limit: number) => {
+  console.info(`measured ${Math.round(measured)} kbit/s for a ${limit} kbit/s MAC limit`);
+  expect(measured).toBeGreaterThanOrEqual(limit * 0.9);
+  expect(measured).toBeLessThanOrEqual(limit * 1.1);
+};
+
+describe('MAC bandwidth rules', () => {
+  test('the device with the MAC is held to its limits both ways; another device is not', () => {
+    within(iperfKbit(lab.clients[0]!.ns, SERVER_ADDRESS, PORT), 5000);
+    within(iperfKbit(lab.clients[0]!.ns, SERVER_ADDRESS, PORT, { reverse: true }), 9000);
+    expect(iperfKbit(lab.clients[1]!.ns, SERVER_ADDRESS, PORT, { reverse: true })).toBeGreaterThan(50_000);
+  });
+});
+
+describe('load balance', () => {
+  test('new connections are spread over both WANs by weight', async () => {
+    await gateway.apply(snapshot(true));
+    inNs(lab.gw, ['conntrack', '-F'], { allowFail: true });
+    for (let i = 0; i < 24; i++) expect(await gateway.fetchUpstream(lab.clients[1]!.ns, 3)).toBe(true);
+    const seen = inNs(lab.gw, ['conntrack', '-L', '-p', 'tcp', '--dport', '80'], { allowFail: true }).stdout;
+    const wan1 = seen.match(/dst=198\.51\.100\.2/g)?.length ?? 0;
+    const wan2 = seen.match(/dst=203\.0\.113\.2/g)?.length ?? 0;
+    console.info(`24 connections: ${wan1} through wan1, ${wan2} through wan2`);
+    expect(wan1 + wan2).toBe(24);
+    // Equal weights: each WAN gets a fair part (the chance of 4 or fewer of 24 is below 0.2 %).
+    expect(Math.min(wan1, wan2)).toBeGreaterThan(4);
+  });
+});
+
+/** What a TCP listener upstream receives from a client that sends `payload`. */
+async function deliver(client: string, port: number, payload: string): Promise<string> {
+  const server = spawn('ip', ['netns', 'exec', lab.inet, 'busybox', 'nc', '-l', '-p', String(port)], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let received = '';
+  server.stdout!.on('data', (chunk) => (received += chunk));
+  await new Promise((r) => setTimeout(r, 300));
+  inNs(client, ['busybox', 'nc', '-w', '2', SERVER_ADDRESS, String(port)], { input: payload, allowFail: true, timeoutMs: 5000 });
+  await new Promise((r) => setTimeout(r, 300));
+  server.kill('SIGKILL');
+  return received;
+}
+
+describe('P2P blocking', () => {
+  test('a BitTorrent handshake does not get through; other data on the same port does', async () => {
+    const client = lab.clients[1]!.ns;
+    expect(await deliver(client, 7001, 'hello upstream\n')).toContain('hello upstream');
+    expect(await deliver(client, 7002, '\u0013BitTorrent protocol\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0000')).toBe('');
+  });
+});
