@@ -1,0 +1,164 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { batchUserNames, dueTimeEnd, type HotspotUser, type HotspotUserBatch } from '@portico/schema';
+import type { Db } from '../../plugins/db-open.js';
+import type { PasswordHasher } from '../auth/password-hash.js';
+import type { EntityRow } from '../entity/entity-store.js';
+
+/** A local user without its password: what lists, rules and the portal engine see. */
+export type LocalUser = Omit<HotspotUser, 'password' | 'confirm'>;
+
+interface UserDbRow {
+  id: string;
+  username: string;
+  password_hash: string;
+  data: string;
+}
+
+const PUBLIC_FIELDS = ['type', 'model', 'usernum', 'totalflow', 'upspeed', 'downspeed', 'duetime', 'status', 'sms', 'tel', 'comment'] as const;
+
+function dataOf(record: EntityRow): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of PUBLIC_FIELDS) if (record[field] !== undefined) out[field] = record[field];
+  return out;
+}
+
+/**
+ * Local users in their own table (hotspot_local_users): passwords are kept only as scrypt
+ * hashes (auth/password-hash.ts), and the portal engine checks them here. An account past its
+ * due time reads `expired` whatever its stored status.
+ */
+export class LocalUserStore {
+  /** A hash of a random password, checked for unknown names at the same cost as real ones. */
+  private unknownUserHash: Promise<string> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly passwords: PasswordHasher,
+    private readonly now: () => number,
+  ) {}
+
+  private toUser(row: UserDbRow): LocalUser {
+    const data = JSON.parse(row.data) as Omit<LocalUser, 'id' | 'username'>;
+    const end = data.duetime ? dueTimeEnd(data.duetime) : null;
+    const status = end !== null && end <= this.now() ? 'expired' : data.status;
+    return { ...data, id: row.id, username: row.username, status };
+  }
+
+  list(): LocalUser[] {
+    return (this.db.prepare('SELECT * FROM hotspot_local_users ORDER BY rowid').all() as UserDbRow[]).map((r) => this.toUser(r));
+  }
+
+  get(id: string): LocalUser | undefined {
+    const row = this.db.prepare('SELECT * FROM hotspot_local_users WHERE id = ?').get(id) as UserDbRow | undefined;
+    return row ? this.toUser(row) : undefined;
+  }
+
+  byUsername(username: string): LocalUser | undefined {
+    const row = this.db.prepare('SELECT * FROM hotspot_local_users WHERE username = ?').get(username) as UserDbRow | undefined;
+    return row ? this.toUser(row) : undefined;
+  }
+
+  count(): number {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM hotspot_local_users').get() as { n: number }).n;
+  }
+
+  /** Adds one account; `record.password` is hashed before it is stored. */
+  async insert(record: EntityRow): Promise<LocalUser> {
+    const hash = await this.passwords.hash(String(record.password));
+    const id = randomUUID();
+    const at = this.now();
+    this.db
+      .prepare('INSERT INTO hotspot_local_users (id, username, password_hash, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(id, String(record.username), hash, JSON.stringify(dataOf(record)), at, at);
+    return this.get(id)!;
+  }
+
+  /** Replaces the account's fields; a non-empty `record.password` replaces its hash. */
+  async update(id: string, record: EntityRow): Promise<LocalUser | undefined> {
+    const fresh = typeof record.password === 'string' && record.password !== '' ? await this.passwords.hash(record.password) : undefined;
+    const previous = this.db.prepare('SELECT data FROM hotspot_local_users WHERE id = ?').get(id) as { data: string } | undefined;
+    if (!previous) return undefined;
+    const data = { ...(JSON.parse(previous.data) as Record<string, unknown>), ...dataOf(record) };
+    if (fresh) this.db.prepare('UPDATE hotspot_local_users SET password_hash = ?, data = ?, updated_at = ? WHERE id = ?').run(fresh, JSON.stringify(data), this.now(), id);
+    else this.db.prepare('UPDATE hotspot_local_users SET data = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(data), this.now(), id);
+    return this.get(id);
+  }
+
+  remove(ids: readonly string[]): number {
+    const del = this.db.prepare('DELETE FROM hotspot_local_users WHERE id = ?');
+    return this.db.transaction(() => ids.reduce((n, id) => n + del.run(id).changes, 0))();
+  }
+
+  /**
+   * Creates the accounts of a batch in one transaction. The shared password is hashed once:
+   * the accounts share it anyway, and hashing hundreds of times would stall the request.
+   */
+  async insertBatch(batch: HotspotUserBatch): Promise<LocalUser[]> {
+    const hash = await this.passwords.hash(batch.password);
+    const at = this.now();
+    const data = JSON.stringify({
+      type: batch.type,
+      model: batch.model,
+      usernum: batch.usernum,
+      totalflow: 0,
+      upspeed: 0,
+      downspeed: 0,
+      duetime: batch.duetime,
+      status: 'normal',
+      sms: false,
+      tel: '',
+      comment: batch.comment,
+    });
+    const insert = this.db.prepare(
+      'INSERT INTO hotspot_local_users (id, username, password_hash, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    const ids = this.db.transaction(() => batchUserNames(batch.prefix, batch.count).map((name) => {
+      const id = randomUUID();
+      insert.run(id, name, hash, data, at, at);
+      return id;
+    }))();
+    return ids.map((id) => this.get(id)!);
+  }
+
+  /**
+   * The portal engine's check of a local sign-in: the account when the password matches,
+   * else null. Unknown names cost one hash too, so timing does not tell which names exist.
+   * Whether the account is expired or over its limits is for the caller to decide (`status`).
+   */
+  async verifyLocalUser(username: string, password: string): Promise<LocalUser | null> {
+    const row = this.db.prepare('SELECT * FROM hotspot_local_users WHERE username = ?').get(username) as UserDbRow | undefined;
+    this.unknownUserHash ??= this.passwords.hash(randomBytes(24).toString('base64'));
+    const ok = await this.passwords.verify(password, row?.password_hash ?? (await this.unknownUserHash));
+    return row && ok ? this.toUser(row) : null;
+  }
+
+  /** Sets a new password (self-service change); false when the account does not exist. */
+  async setPassword(username: string, password: string): Promise<boolean> {
+    const hash = await this.passwords.hash(password);
+    return this.db.prepare('UPDATE hotspot_local_users SET password_hash = ?, updated_at = ? WHERE username = ?').run(hash, this.now(), username).changes === 1;
+  }
+}
+
+const stores = new WeakMap<object, LocalUserStore>();
+
+/**
+ * The device's local users (one store per database). The portal engine signs local users in
+ * with `localUsers(ctx).verifyLocalUser(username, password)`.
+ */
+export function localUsers(ctx: { db: Db; passwords: PasswordHasher; now: () => number }): LocalUserStore {
+  let store = stores.get(ctx.db);
+  if (!store) {
+    store = new LocalUserStore(ctx.db, ctx.passwords, ctx.now);
+    stores.set(ctx.db, store);
+  }
+  return store;
+}
+
+/** Shorthand of `localUsers(ctx).verifyLocalUser(username, password)`. */
+export function verifyLocalUser(
+  ctx: { db: Db; passwords: PasswordHasher; now: () => number },
+  username: string,
+  password: string,
+): Promise<LocalUser | null> {
+  return localUsers(ctx).verifyLocalUser(username, password);
+}

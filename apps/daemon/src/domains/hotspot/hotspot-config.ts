@@ -1,0 +1,95 @@
+import {
+  durationSeconds,
+  hotspotAccounting,
+  hotspotBlacklist,
+  hotspotPlan,
+  hotspotPortal,
+  hotspotTerms,
+  hotspotWhitelist,
+  hotspotZone,
+  SECONDS_PER_UNIT,
+  type HotspotAccounting,
+  type HotspotListEntry,
+  type HotspotPlan as HotspotPlanRow,
+  type HotspotPortal,
+  type HotspotTerms,
+  type HotspotZone as HotspotZoneRow,
+} from '@portico/schema';
+import type { ConfigSnapshot } from '../../config/config-types.js';
+import type { HotspotConfig, HotspotPlan, HotspotZone } from './hotspot-types.js';
+
+/**
+ * Reads the hotspot configuration entities of a snapshot (packages/schema/src/hotspot) into
+ * the engine's shapes (hotspot-types.ts). The rows were validated on the write path; singletons
+ * not saved yet read as their schema defaults.
+ */
+
+/** Entities the hotspot's ruleset part is made from; a change to one re-renders it. */
+export const HOTSPOT_ENTITIES = {
+  zone: hotspotZone.name,
+  portal: hotspotPortal.name,
+  terms: hotspotTerms.name,
+  plan: hotspotPlan.name,
+  accounting: hotspotAccounting.name,
+  whiteList: hotspotWhitelist.name,
+  blackList: hotspotBlacklist.name,
+} as const;
+
+/** Sessions without traffic for this long end (the zone entities name no idle time). */
+export const DEFAULT_IDLE_SECONDS = 900;
+
+/** Lines of a multi-line text field as the one text the portal API carries. */
+export function linesText(lines: readonly string[]): string {
+  return lines.join('\n');
+}
+
+function rows<T>(snapshot: ConfigSnapshot, entity: string): T[] {
+  return (snapshot[entity] ?? []).map((row) => ({ ...row.data, id: row.id }) as T);
+}
+
+function single<T>(snapshot: ConfigSnapshot, schema: { parse(input: unknown): T }, entity: string): T {
+  const stored = snapshot[entity]?.find((row) => row.id === '')?.data ?? {};
+  return schema.parse(stored);
+}
+
+export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
+  const portal = single<HotspotPortal>(snapshot, hotspotPortal.schema as never, HOTSPOT_ENTITIES.portal);
+  const terms = single<HotspotTerms>(snapshot, hotspotTerms.schema as never, HOTSPOT_ENTITIES.terms);
+  const accounting = single<HotspotAccounting>(snapshot, hotspotAccounting.schema as never, HOTSPOT_ENTITIES.accounting);
+  const zones: HotspotZone[] = rows<HotspotZoneRow>(snapshot, HOTSPOT_ENTITIES.zone)
+    // The built-in portal serves the web-portal zones; other models authenticate elsewhere.
+    .filter((zone) => zone.enabled && zone.authmodel === 'webportal')
+    .map((zone) => ({
+      name: zone.name,
+      interfaces: [zone.ifname],
+      welcome: portal.welcome,
+      contact: portal.contact,
+      copyright: portal.copyright,
+      // The entities keep these texts as lines; the portal shows them as one plain text.
+      logintext: linesText(portal.logintext),
+      chargetext: linesText(portal.chargetext),
+      tos: linesText(terms.content),
+      methods: [...portal.methods],
+      password: portal.password ?? '',
+      redirectUrl: portal.redirect_url,
+      sessionSeconds: durationSeconds(zone.authtime, zone.authtime_unit),
+      idleSeconds: DEFAULT_IDLE_SECONDS,
+      plan: '',
+    }));
+  const plans: HotspotPlan[] = rows<HotspotPlanRow>(snapshot, HOTSPOT_ENTITIES.plan).map((plan) => ({
+    name: plan.name,
+    flowBytes: plan.flow * 1_000_000,
+    seconds: durationSeconds(plan.effecttime, plan.effectunit),
+    upKbps: plan.upspeed,
+    downKbps: plan.downspeed,
+  }));
+  const interval = accounting.interval * (SECONDS_PER_UNIT[accounting.timeunit] ?? 1);
+  return {
+    zones,
+    plans,
+    whiteList: rows<HotspotListEntry>(snapshot, HOTSPOT_ENTITIES.whiteList).map(({ type, value }) => ({ type, value })),
+    blackList: rows<HotspotListEntry>(snapshot, HOTSPOT_ENTITIES.blackList).map(({ type, value }) => ({ type, value })),
+    // The counters are read at least every 10 s so quotas cut in promptly.
+    accountingSeconds: Math.min(10, Math.max(1, interval)),
+  };
+}

@@ -1,0 +1,215 @@
+import type { CommandRunner } from '../../engine/command-runner.js';
+import { integer, ipv4, mac } from '../network/network-syntax.js';
+
+/**
+ * Where authorised clients take effect. On the `linux` driver: elements of the nftables sets
+ * the hotspot ruleset part declares (hotspot-ruleset.ts), changed by element in one `nft -f -`
+ * transaction per batch, never a rule per client. On `sim`: the same bookkeeping in memory.
+ */
+
+export const HOTSPOT_TABLE = 'inet portico';
+/** Authorised clients by MAC and IP: matches and counts what they send. */
+export const AUTH_SET = 'hs_auth';
+/** Authorised clients by IP: matches and counts what they receive. */
+export const AUTH_IP_SET = 'hs_auth_ip';
+/** Per-client speed limits: IP to a named `limit` object, one per direction. */
+export const UP_LIMIT_MAP = 'hs_up_limit';
+export const DOWN_LIMIT_MAP = 'hs_down_limit';
+/** MACs refused at once from the online-user page, until the black list is saved. */
+export const BLOCK_MAC_SET = 'hs_block_mac';
+
+export interface ClientKey {
+  mac: string;
+  ip: string;
+}
+
+export interface ClientEntry extends ClientKey {
+  /** Seconds the kernel keeps the element; null: until removed. */
+  timeoutSeconds: number | null;
+  /** Kbit/s; 0 = unlimited. */
+  upKbps: number;
+  downKbps: number;
+}
+
+export interface ClientCounters extends ClientKey {
+  bytesUp: number;
+  bytesDown: number;
+}
+
+export interface HotspotDataplane {
+  /** Adds and removes clients in one transaction. Removing an absent client is not an error. */
+  apply(add: readonly ClientEntry[], remove: readonly ClientKey[]): Promise<void>;
+  /** Byte counters of every client the data plane holds. */
+  counters(): Promise<ClientCounters[]>;
+  /** MACs refused outright (online-user black-list action). */
+  block(macs: readonly string[], unblock?: readonly string[]): Promise<void>;
+}
+
+function limitName(ip: string, direction: 'up' | 'down'): string {
+  return `hsl_${ipv4(ip).replace(/\./g, '_')}_${direction}`;
+}
+
+/** nft's byte rate for a Kbit/s figure; a burst of a quarter second keeps TCP close to the rate. */
+function rate(kbps: number): string {
+  const bytes = Math.max(1, Math.round((kbps * 1000) / 8));
+  const burst = Math.max(16_000, Math.round(bytes / 4));
+  return `rate over ${integer(bytes, 1, 2 ** 40, 'rate')} bytes/second burst ${integer(burst, 1, 2 ** 40, 'burst')} bytes`;
+}
+
+/** The `nft -f -` lines of one batch. Pure; every value passes its syntax check first. */
+export function renderClientBatch(add: readonly ClientEntry[], remove: readonly ClientKey[]): string {
+  const lines: string[] = [];
+  for (const client of remove) {
+    if ((client as LimitedKey).onlyLimits) continue;
+    const ip = ipv4(client.ip);
+    lines.push(`delete element ${HOTSPOT_TABLE} ${AUTH_SET} { ${mac(client.mac)} . ${ip} }`);
+    lines.push(`delete element ${HOTSPOT_TABLE} ${AUTH_IP_SET} { ${ip} }`);
+  }
+  for (const client of remove.filter(hasLimitRemoved)) lines.push(...limitRemoval(client as LimitedKey));
+  for (const client of add) {
+    const ip = ipv4(client.ip);
+    const timeout = client.timeoutSeconds === null ? '' : ` timeout ${integer(Math.max(1, Math.ceil(client.timeoutSeconds)), 1, 2 ** 31, 'timeout')}s`;
+    lines.push(`add element ${HOTSPOT_TABLE} ${AUTH_SET} { ${mac(client.mac)} . ${ip}${timeout} }`);
+    lines.push(`add element ${HOTSPOT_TABLE} ${AUTH_IP_SET} { ${ip}${timeout} }`);
+    for (const [direction, kbps, map] of [['up', client.upKbps, UP_LIMIT_MAP], ['down', client.downKbps, DOWN_LIMIT_MAP]] as const) {
+      if (kbps <= 0) continue;
+      const name = limitName(ip, direction);
+      lines.push(`add limit ${HOTSPOT_TABLE} ${name} { ${rate(kbps)} }`);
+      lines.push(`add element ${HOTSPOT_TABLE} ${map} { ${ip} : "${name}" }`);
+    }
+  }
+  return lines.length ? `${lines.join('\n')}\n` : '';
+}
+
+/** A removed client whose speed limits exist, by direction. */
+export interface LimitedKey extends ClientKey {
+  limits?: { up: boolean; down: boolean };
+  /** Only the speed limits go; the client stays authorised (a new limit follows). */
+  onlyLimits?: boolean;
+}
+
+function hasLimitRemoved(key: ClientKey): boolean {
+  const limits = (key as LimitedKey).limits;
+  return Boolean(limits?.up || limits?.down);
+}
+
+function limitRemoval(client: LimitedKey): string[] {
+  const ip = ipv4(client.ip);
+  const out: string[] = [];
+  if (client.limits?.up) out.push(`delete element ${HOTSPOT_TABLE} ${UP_LIMIT_MAP} { ${ip} }`, `delete limit ${HOTSPOT_TABLE} ${limitName(ip, 'up')}`);
+  if (client.limits?.down) out.push(`delete element ${HOTSPOT_TABLE} ${DOWN_LIMIT_MAP} { ${ip} }`, `delete limit ${HOTSPOT_TABLE} ${limitName(ip, 'down')}`);
+  return out;
+}
+
+interface NftElem {
+  elem?: { val?: unknown; counter?: { bytes?: number } };
+}
+
+function elementsOf(json: string, kind: 'set' | 'map'): Array<{ val: unknown; bytes: number }> {
+  const parsed = JSON.parse(json || '{}') as { nftables?: Array<Record<string, { elem?: Array<NftElem | unknown> }>> };
+  const holder = parsed.nftables?.find((item) => kind in item)?.[kind];
+  return (holder?.elem ?? []).map((item) => {
+    const wrapped = item as NftElem;
+    if (wrapped && typeof wrapped === 'object' && 'elem' in wrapped) return { val: wrapped.elem?.val, bytes: wrapped.elem?.counter?.bytes ?? 0 };
+    return { val: item, bytes: 0 };
+  });
+}
+
+/** The linux driver's data plane: nftables through a runner (execa, argument arrays, stdin). */
+export class NftDataplane implements HotspotDataplane {
+  constructor(private readonly run: CommandRunner) {}
+
+  private async load(script: string): Promise<{ ok: boolean; stderr: string }> {
+    if (!script) return { ok: true, stderr: '' };
+    const result = await this.run(['nft', '-f', '-'], { input: script, timeoutMs: 60_000 });
+    return { ok: result.exitCode === 0, stderr: result.stderr };
+  }
+
+  private async list(kind: 'set' | 'map', name: string) {
+    const result = await this.run(['nft', '-j', 'list', kind, ...HOTSPOT_TABLE.split(' '), name], { timeoutMs: 60_000 });
+    if (result.exitCode !== 0) throw new Error(`nft list ${kind} ${name}: ${result.stderr}`);
+    return elementsOf(result.stdout, kind);
+  }
+
+  async apply(add: readonly ClientEntry[], remove: readonly ClientKey[]): Promise<void> {
+    const first = await this.load(renderClientBatch(add, remove));
+    if (first.ok) return;
+    if (remove.length === 0) throw new Error(`nft: ${first.stderr}`);
+    // A removal names an element the kernel already let expire: the transaction is refused
+    // whole, so it is retried with only the elements still present.
+    const present = new Set((await this.counters()).map((c) => `${c.mac}|${c.ip}`));
+    const ips = new Set((await this.list('set', AUTH_IP_SET)).map((e) => String(e.val)));
+    const limitedIps = async (map: string) => new Set((await this.list('map', map)).map((e) => String((e.val as unknown[])[0])));
+    const up = await limitedIps(UP_LIMIT_MAP);
+    const down = await limitedIps(DOWN_LIMIT_MAP);
+    const present_: LimitedKey[] = [];
+    const lines: string[] = [];
+    for (const key of remove) {
+      const ip = ipv4(key.ip);
+      if (!(key as LimitedKey).onlyLimits) {
+        if (present.has(`${key.mac}|${ip}`)) lines.push(`delete element ${HOTSPOT_TABLE} ${AUTH_SET} { ${mac(key.mac)} . ${ip} }`);
+        if (ips.has(ip)) lines.push(`delete element ${HOTSPOT_TABLE} ${AUTH_IP_SET} { ${ip} }`);
+      }
+      present_.push({ ...key, limits: { up: up.has(ip), down: down.has(ip) } });
+    }
+    for (const key of present_) lines.push(...limitRemoval(key));
+    lines.push(...renderClientBatch(add, []).split('\n').filter(Boolean));
+    const second = await this.load(lines.length ? `${lines.join('\n')}\n` : '');
+    if (!second.ok) throw new Error(`nft: ${second.stderr}`);
+  }
+
+  async counters(): Promise<ClientCounters[]> {
+    const up = await this.list('set', AUTH_SET);
+    const down = new Map((await this.list('set', AUTH_IP_SET)).map((e) => [String(e.val), e.bytes]));
+    return up.flatMap((e) => {
+      const concat = (e.val as { concat?: [string, string] } | undefined)?.concat;
+      if (!concat) return [];
+      const [m, ip] = concat;
+      return [{ mac: m, ip, bytesUp: e.bytes, bytesDown: down.get(ip) ?? 0 }];
+    });
+  }
+
+  async block(macs: readonly string[], unblock: readonly string[] = []): Promise<void> {
+    const lines = [
+      ...unblock.map((m) => `delete element ${HOTSPOT_TABLE} ${BLOCK_MAC_SET} { ${mac(m)} }`),
+      ...macs.map((m) => `add element ${HOTSPOT_TABLE} ${BLOCK_MAC_SET} { ${mac(m)} }`),
+    ];
+    const result = await this.load(lines.length ? `${lines.join('\n')}\n` : '');
+    if (!result.ok) throw new Error(`nft: ${result.stderr}`);
+  }
+}
+
+/** The `sim` driver's data plane: the same sets in memory; traffic is what a test feeds it. */
+export class SimDataplane implements HotspotDataplane {
+  readonly clients = new Map<string, ClientEntry & { bytesUp: number; bytesDown: number }>();
+  readonly blocked = new Set<string>();
+  /** Transactions applied, for tests that check batching. */
+  transactions = 0;
+
+  async apply(add: readonly ClientEntry[], remove: readonly ClientKey[]): Promise<void> {
+    renderClientBatch(add, remove);
+    this.transactions += 1;
+    for (const key of remove) if (!(key as LimitedKey).onlyLimits) this.clients.delete(key.ip);
+    for (const entry of add) {
+      const known = this.clients.get(entry.ip);
+      this.clients.set(entry.ip, { ...entry, bytesUp: known?.mac === entry.mac ? known.bytesUp : 0, bytesDown: known?.mac === entry.mac ? known.bytesDown : 0 });
+    }
+  }
+
+  async counters(): Promise<ClientCounters[]> {
+    return [...this.clients.values()].map(({ mac: m, ip, bytesUp, bytesDown }) => ({ mac: m, ip, bytesUp, bytesDown }));
+  }
+
+  async block(macs: readonly string[], unblock: readonly string[] = []): Promise<void> {
+    for (const m of unblock) this.blocked.delete(m);
+    for (const m of macs) this.blocked.add(mac(m));
+  }
+
+  /** Traffic of a client, as the kernel's counters would show it. */
+  addTraffic(ip: string, up: number, down: number): void {
+    const client = this.clients.get(ip);
+    if (!client) return;
+    client.bytesUp += up;
+    client.bytesDown += down;
+  }
+}

@@ -1,0 +1,489 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { isIpv4, isMac } from '@portico/schema';
+import type { ClientEntry, ClientKey, HotspotDataplane, LimitedKey } from './hotspot-dataplane.js';
+import { GuessGuard } from './hotspot-guess-guard.js';
+import {
+  LOGIN_ERRORS,
+  type Grant,
+  type HotspotConfig,
+  type HotspotPlan,
+  type HotspotSession,
+  type HotspotZone,
+  type LoginFailure,
+} from './hotspot-types.js';
+
+/**
+ * The hotspot engine (DESIGN §6): who is authorised, what they used, and when they stop.
+ * Sessions live in memory; every change reaches the data plane in batches (many logins in one
+ * nftables transaction), counters are read on a timer and drive quotas, time limits and idle
+ * time-outs; the state is written to disk on a timer and at stop and restored at start, when
+ * the data plane is made to hold exactly the restored sessions.
+ */
+
+export type CredentialResult = { ok: true; grant: Omit<Grant, 'kind'> } | { ok: false; error: LoginFailure };
+
+/** Where accounts and vouchers are checked (local users, voucher domain). */
+export interface HotspotCredentials {
+  verifyLocalUser(username: string, password: string): Promise<CredentialResult>;
+  redeemVoucher(code: string, device: { mac: string }): Promise<CredentialResult>;
+}
+
+export type LoginRequest =
+  | { method: 'voucher'; code: string }
+  | { method: 'local'; username: string; password: string }
+  | { method: 'password'; password: string }
+  | { method: 'onekey' };
+
+export type LoginOutcome = { ok: true; session: HotspotSession } | { ok: false; error: LoginFailure };
+
+export interface HotspotEngineOptions {
+  dataplane: HotspotDataplane;
+  config: () => HotspotConfig;
+  credentials: HotspotCredentials;
+  now?: () => number;
+  /** JSON file the state is kept in; none: memory only. */
+  stateFile?: string;
+  /** Milliseconds between writes of the state. */
+  flushMs?: number;
+  report?: (error: unknown, what: string) => void;
+}
+
+/** What an account used across its devices and logins: a returning device continues it. */
+interface AccountUse {
+  bytes: number;
+  expiresAt: number | null;
+  flowLimit: number | null;
+}
+
+interface PersistedState {
+  version: 1;
+  sessions: HotspotSession[];
+  accounts: Record<string, AccountUse>;
+  blocked: string[];
+}
+
+/** Why a client was cut off, so the portal sends it to the expiry notice. */
+export type EndReason = 'expired' | 'quota' | 'idle' | 'kicked' | 'logout' | 'blocked';
+
+export class HotspotEngine {
+  private readonly sessions = new Map<string, HotspotSession>();
+  private readonly accounts = new Map<string, AccountUse>();
+  private readonly blocked = new Set<string>();
+  /** Raw kernel counters at the last read, to turn them into increments. */
+  private readonly lastRaw = new Map<string, { up: number; down: number }>();
+  private readonly ended = new Map<string, { reason: EndReason; at: number }>();
+  private readonly now: () => number;
+  readonly guard: GuessGuard;
+  private pendingAdd = new Map<string, ClientEntry>();
+  private pendingRemove = new Map<string, LimitedKey>();
+  private flushing: Promise<void> | null = null;
+  private waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  private timers: NodeJS.Timeout[] = [];
+  private dirty = false;
+
+  constructor(private readonly options: HotspotEngineOptions) {
+    this.now = options.now ?? Date.now;
+    this.guard = new GuessGuard(this.now);
+  }
+
+  // ---- lifecycle ------------------------------------------------------------------------
+
+  /** Restores the saved state and makes the data plane hold exactly those clients. */
+  async start(): Promise<void> {
+    const saved = this.readState();
+    const now = this.now();
+    for (const [account, use] of Object.entries(saved?.accounts ?? {})) this.accounts.set(account, use);
+    for (const mac of saved?.blocked ?? []) this.blocked.add(mac);
+    for (const session of saved?.sessions ?? []) {
+      if (!isIpv4(session.ip) || !isMac(session.mac)) continue;
+      if (this.endReason(session, now)) continue;
+      this.sessions.set(session.ip, session);
+    }
+    // Whatever the kernel holds that is not a restored session is taken out, so nobody who
+    // was not authorised gets through across the restart.
+    const held = await this.options.dataplane.counters();
+    const stale = held.filter((c) => this.sessions.get(c.ip)?.mac !== c.mac);
+    for (const c of held) if (this.sessions.get(c.ip)?.mac === c.mac) this.lastRaw.set(c.ip, { up: c.bytesUp, down: c.bytesDown });
+    await this.options.dataplane.apply(
+      [...this.sessions.values()].map((s) => this.entryOf(s)),
+      stale.map((c) => ({ mac: c.mac, ip: c.ip, limits: { up: true, down: true } })),
+    );
+    if (this.blocked.size) await this.options.dataplane.block([...this.blocked]);
+  }
+
+  /** Starts the accounting and persistence timers. */
+  startTimers(): void {
+    const tick = () => this.tick().catch((error) => this.options.report?.(error, 'hotspot accounting failed'));
+    const accounting = setInterval(tick, this.options.config().accountingSeconds * 1000);
+    // Time limits end on time even between accounting reads.
+    const expiry = setInterval(() => this.expireByTime().catch((e) => this.options.report?.(e, 'hotspot expiry failed')), 5000);
+    const flush = setInterval(() => this.flushState(), this.options.flushMs ?? 30_000);
+    for (const timer of [accounting, expiry, flush]) timer.unref();
+    this.timers.push(accounting, expiry, flush);
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    await this.settle().catch(() => undefined);
+    await this.readCounters().catch(() => undefined);
+    this.dirty = true;
+    this.flushState();
+  }
+
+  // ---- queries --------------------------------------------------------------------------
+
+  session(ip: string): HotspotSession | undefined {
+    return this.sessions.get(ip);
+  }
+
+  list(): HotspotSession[] {
+    return [...this.sessions.values()];
+  }
+
+  /** Why the client at this address last lost its session, if it did recently. */
+  endedFor(ip: string): EndReason | undefined {
+    const entry = this.ended.get(ip);
+    return entry && this.now() - entry.at < 3_600_000 ? entry.reason : undefined;
+  }
+
+  /**
+   * What an account used over all its devices and logins (bytes, up + down), and its limits;
+   * undefined when it never signed in. `kind` is the login method ('local', 'voucher').
+   */
+  accountUsage(kind: Grant['kind'], account: string): { bytes: number; expiresAt: number | null; flowLimit: number | null } | undefined {
+    const use = this.accounts.get(`${kind}:${account}`);
+    return use ? { ...use } : undefined;
+  }
+
+  /** Sessions of one account (e.g. a local user's devices online now). */
+  sessionsOf(kind: Grant['kind'], account: string): HotspotSession[] {
+    const key = `${kind}:${account}`;
+    return [...this.sessions.values()].filter((s) => s.account === key);
+  }
+
+  isBlocked(mac: string): boolean {
+    return this.blocked.has(mac) || this.options.config().blackList.some((e) => e.type === 'mac' && e.value.toLowerCase() === mac);
+  }
+
+  secondsRemaining(session: HotspotSession): number | null {
+    return session.expiresAt === null ? null : Math.max(0, Math.round((session.expiresAt - this.now()) / 1000));
+  }
+
+  bytesRemaining(session: HotspotSession): number | null {
+    return session.flowLimit === null ? null : Math.max(0, session.flowLimit - session.bytesUp - session.bytesDown);
+  }
+
+  // ---- login ----------------------------------------------------------------------------
+
+  async login(client: ClientKey, zone: HotspotZone, request: LoginRequest): Promise<LoginOutcome> {
+    if (this.isBlocked(client.mac)) return { ok: false, error: LOGIN_ERRORS.system };
+    const guessed = request.method === 'voucher' || request.method === 'local' || request.method === 'password';
+    if (guessed && this.guard.locked(client)) return { ok: false, error: LOGIN_ERRORS.tooMany };
+    if (!zone.methods.includes(request.method)) return { ok: false, error: LOGIN_ERRORS.system };
+
+    let result: CredentialResult;
+    try {
+      result = await this.check(client, zone, request);
+    } catch (error) {
+      this.options.report?.(error, 'hotspot credential check failed');
+      return { ok: false, error: LOGIN_ERRORS.system };
+    }
+    if (!result.ok) {
+      if (guessed && result.error !== LOGIN_ERRORS.expired && result.error !== LOGIN_ERRORS.system) this.guard.fail(client);
+      return result;
+    }
+    return this.admit(client, zone, { ...result.grant, kind: request.method });
+  }
+
+  private async check(client: ClientKey, zone: HotspotZone, request: LoginRequest): Promise<CredentialResult> {
+    switch (request.method) {
+      case 'voucher':
+        return this.options.credentials.redeemVoucher(request.code.trim(), { mac: client.mac });
+      case 'local':
+        return this.options.credentials.verifyLocalUser(request.username, request.password);
+      case 'password': {
+        const digest = (s: string) => createHash('sha256').update(s).digest();
+        if (!zone.password || !timingSafeEqual(digest(zone.password), digest(request.password))) return { ok: false, error: LOGIN_ERRORS.password };
+        return { ok: true, grant: this.zoneGrant(zone) };
+      }
+      case 'onekey':
+        return { ok: true, grant: this.zoneGrant(zone) };
+    }
+  }
+
+  private planNamed(name: string | undefined): HotspotPlan | undefined {
+    return name ? this.options.config().plans.find((p) => p.name === name) : undefined;
+  }
+
+  private zoneGrant(zone: HotspotZone): Omit<Grant, 'kind'> {
+    const plan = this.planNamed(zone.plan);
+    const seconds = plan?.seconds || zone.sessionSeconds;
+    return {
+      plan: plan?.name,
+      expiresAt: seconds ? this.now() + seconds * 1000 : null,
+      flowBytes: plan?.flowBytes ? plan.flowBytes : null,
+      usernum: 0,
+      upKbps: plan?.upKbps ?? 0,
+      downKbps: plan?.downKbps ?? 0,
+    };
+  }
+
+  /**
+   * Authorises many clients at once: the admissions run together, so their data-plane changes
+   * go into as few nftables transactions as the batching allows (usually one). Outcomes are
+   * in the order of `admissions`.
+   */
+  admitAll(admissions: ReadonlyArray<{ client: ClientKey; zone: HotspotZone; grant: Grant }>): Promise<LoginOutcome[]> {
+    return Promise.all(admissions.map(({ client, zone, grant }) => this.admit(client, zone, grant)));
+  }
+
+  /**
+   * Authorises a client for a grant: usage of the same account continues, usernum holds.
+   * Resolves once the client is in the data plane; concurrent calls share transactions.
+   */
+  async admit(client: ClientKey, zone: HotspotZone, grant: Grant): Promise<LoginOutcome> {
+    const now = this.now();
+    const account = grant.account ? `${grant.kind}:${grant.account}` : undefined;
+    if (account && grant.usernum > 0) {
+      const others = [...this.sessions.values()].filter((s) => s.account === account && s.mac !== client.mac);
+      if (others.length >= grant.usernum) return { ok: false, error: LOGIN_ERRORS.onlineLimit };
+    }
+    const use = account ? this.accounts.get(account) : undefined;
+    const plan = this.planNamed(grant.plan);
+    // Limits the credentials state (a due time, a voucher's end, an account's total) are the
+    // current truth; a plan's relative limits count from the account's first login.
+    const expiresAt = grant.expiresAt ?? use?.expiresAt ?? (plan?.seconds ? now + plan.seconds * 1000 : null);
+    const flowLimit = grant.flowBytes ?? use?.flowLimit ?? (plan?.flowBytes ? plan.flowBytes : null);
+    const usedBefore = use?.bytes ?? 0;
+    if ((expiresAt !== null && expiresAt <= now) || (flowLimit !== null && usedBefore >= flowLimit)) {
+      return { ok: false, error: LOGIN_ERRORS.expired };
+    }
+    // The same device logging in again, or its address changing, replaces its old session.
+    for (const old of [...this.sessions.values()]) {
+      if (old.mac === client.mac || old.ip === client.ip) await this.end(old, 'logout', false);
+    }
+    const session: HotspotSession = {
+      mac: client.mac,
+      ip: client.ip,
+      zone: zone.name,
+      kind: grant.kind,
+      account,
+      plan: grant.plan,
+      startedAt: now,
+      expiresAt,
+      // Bytes this session may use: what the account has left.
+      flowLimit: flowLimit === null ? null : flowLimit - usedBefore,
+      bytesUp: 0,
+      bytesDown: 0,
+      activeAt: now,
+      upKbps: grant.upKbps || plan?.upKbps || 0,
+      downKbps: grant.downKbps || plan?.downKbps || 0,
+      idleSeconds: zone.idleSeconds,
+    };
+    if (account) this.accounts.set(account, { bytes: usedBefore, expiresAt, flowLimit });
+    this.sessions.set(client.ip, session);
+    this.ended.delete(client.ip);
+    this.lastRaw.delete(client.ip);
+    this.dirty = true;
+    this.queueAdd(session);
+    await this.settle();
+    return { ok: true, session };
+  }
+
+  // ---- administrator actions --------------------------------------------------------------
+
+  async kick(ip: string, reason: EndReason = 'kicked'): Promise<boolean> {
+    const session = this.sessions.get(ip);
+    if (!session) return false;
+    await this.end(session, reason, true);
+    return true;
+  }
+
+  /** Changes a client's speed limits at once (Kbit/s, 0 = unlimited). */
+  async rateLimit(ip: string, upKbps: number, downKbps: number): Promise<boolean> {
+    const session = this.sessions.get(ip);
+    if (!session) return false;
+    this.pendingRemove.set(ip, { mac: session.mac, ip, onlyLimits: true, limits: { up: session.upKbps > 0, down: session.downKbps > 0 } });
+    session.upKbps = upKbps;
+    session.downKbps = downKbps;
+    this.queueAdd(session);
+    this.dirty = true;
+    await this.settle();
+    return true;
+  }
+
+  /** Refuses a MAC at once and ends its session. */
+  async block(mac: string): Promise<void> {
+    this.blocked.add(mac);
+    this.dirty = true;
+    await this.options.dataplane.block([mac]);
+    for (const session of [...this.sessions.values()]) if (session.mac === mac) await this.end(session, 'blocked', true);
+  }
+
+  async unblock(mac: string): Promise<void> {
+    if (!this.blocked.delete(mac)) return;
+    this.dirty = true;
+    await this.options.dataplane.block([], [mac]);
+  }
+
+  blockedMacs(): string[] {
+    return [...this.blocked];
+  }
+
+  // ---- accounting -----------------------------------------------------------------------
+
+  /**
+   * One accounting round: reads every client's kernel counters (one `nft` call), adds the
+   * increments to sessions and accounts, then ends sessions past their quota, time or idle
+   * limit. Runs on the accounting timer; callable directly.
+   */
+  async tick(): Promise<void> {
+    await this.readCounters();
+    await this.expire();
+  }
+
+  async expireByTime(): Promise<void> {
+    const now = this.now();
+    for (const session of [...this.sessions.values()]) {
+      if (session.expiresAt !== null && session.expiresAt <= now) await this.end(session, 'expired', false);
+    }
+    await this.settle();
+  }
+
+  private async readCounters(): Promise<void> {
+    const now = this.now();
+    for (const counter of await this.options.dataplane.counters()) {
+      const session = this.sessions.get(counter.ip);
+      if (!session || session.mac !== counter.mac) continue;
+      const last = this.lastRaw.get(counter.ip) ?? { up: 0, down: 0 };
+      // A counter below its last reading was reset (element re-created): count from zero.
+      const up = counter.bytesUp >= last.up ? counter.bytesUp - last.up : counter.bytesUp;
+      const down = counter.bytesDown >= last.down ? counter.bytesDown - last.down : counter.bytesDown;
+      this.lastRaw.set(counter.ip, { up: counter.bytesUp, down: counter.bytesDown });
+      if (up + down === 0) continue;
+      session.bytesUp += up;
+      session.bytesDown += down;
+      session.activeAt = now;
+      if (session.account) {
+        const use = this.accounts.get(session.account);
+        if (use) use.bytes += up + down;
+      }
+      this.dirty = true;
+    }
+  }
+
+  private endReason(session: HotspotSession, now: number): EndReason | undefined {
+    if (session.expiresAt !== null && session.expiresAt <= now) return 'expired';
+    if (session.flowLimit !== null && session.bytesUp + session.bytesDown >= session.flowLimit) return 'quota';
+    if (session.idleSeconds > 0 && now - session.activeAt >= session.idleSeconds * 1000) return 'idle';
+    return undefined;
+  }
+
+  private async expire(): Promise<void> {
+    const now = this.now();
+    for (const session of [...this.sessions.values()]) {
+      const reason = this.endReason(session, now);
+      if (reason) await this.end(session, reason, false);
+    }
+    await this.settle();
+  }
+
+  private async end(session: HotspotSession, reason: EndReason, wait: boolean): Promise<void> {
+    if (this.sessions.get(session.ip) !== session) return;
+    this.sessions.delete(session.ip);
+    this.lastRaw.delete(session.ip);
+    this.ended.set(session.ip, { reason, at: this.now() });
+    this.pendingAdd.delete(session.ip);
+    this.pendingRemove.set(session.ip, { mac: session.mac, ip: session.ip, limits: { up: session.upKbps > 0, down: session.downKbps > 0 } });
+    this.dirty = true;
+    if (wait) await this.settle();
+  }
+
+  // ---- batching -------------------------------------------------------------------------
+
+  private entryOf(session: HotspotSession): ClientEntry {
+    const seconds = session.expiresAt === null ? null : Math.max(1, Math.ceil((session.expiresAt - this.now()) / 1000));
+    return { mac: session.mac, ip: session.ip, timeoutSeconds: seconds, upKbps: session.upKbps, downKbps: session.downKbps };
+  }
+
+  private queueAdd(session: HotspotSession): void {
+    this.pendingAdd.set(session.ip, this.entryOf(session));
+  }
+
+  /**
+   * Resolves once every change queued so far is in the data plane. Changes queued while a
+   * transaction runs go together into the next one, so a burst of logins costs few `nft` runs.
+   */
+  settle(): Promise<void> {
+    if (this.pendingAdd.size === 0 && this.pendingRemove.size === 0 && !this.flushing) return Promise.resolve();
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    if (!this.flushing) this.flushing = this.drain();
+    return done;
+  }
+
+  private async drain(): Promise<void> {
+    // Let the logins of the same moment join this batch.
+    await new Promise((r) => setImmediate(r));
+    while (this.pendingAdd.size || this.pendingRemove.size) {
+      const add = [...this.pendingAdd.values()];
+      const remove = [...this.pendingRemove.values()];
+      const waiters = this.waiters;
+      this.pendingAdd = new Map();
+      this.pendingRemove = new Map();
+      this.waiters = [];
+      try {
+        await this.options.dataplane.apply(add, remove);
+        for (const w of waiters) w.resolve();
+      } catch (error) {
+        this.options.report?.(error, 'hotspot data plane update failed');
+        for (const w of waiters) w.reject(error);
+      }
+    }
+    const late = this.waiters;
+    this.waiters = [];
+    for (const w of late) w.resolve();
+    this.flushing = null;
+  }
+
+  // ---- persistence ------------------------------------------------------------------------
+
+  private readState(): PersistedState | undefined {
+    if (!this.options.stateFile) return undefined;
+    try {
+      const state = JSON.parse(readFileSync(this.options.stateFile, 'utf8')) as PersistedState;
+      return state.version === 1 ? state : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Writes the state atomically (temp file, fsync, rename) when it changed. */
+  flushState(): void {
+    const file = this.options.stateFile;
+    if (!file || !this.dirty) return;
+    const state: PersistedState = {
+      version: 1,
+      sessions: [...this.sessions.values()],
+      accounts: Object.fromEntries(this.accounts),
+      blocked: [...this.blocked],
+    };
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      const temp = `${file}.tmp`;
+      const fd = openSync(temp, 'w', 0o600);
+      try {
+        writeSync(fd, JSON.stringify(state));
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(temp, file);
+      this.dirty = false;
+    } catch (error) {
+      this.options.report?.(error, 'hotspot state could not be saved');
+    }
+  }
+}

@@ -1,0 +1,151 @@
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { hotspotLocalNotice, hotspotReminder, ipv4ToInt, type HotspotLocalNotice, type HotspotReminder } from '@portico/schema';
+import type { AppContext } from '../../app-context.js';
+import type { ConfigSnapshot, SnapshotRow } from '../../config/config-types.js';
+import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
+import { networkConfigOf } from '../network/network-domain.js';
+import { planNetwork } from '../network/network-plan.js';
+import { hotspotConfigOf, HOTSPOT_ENTITIES, linesText } from './hotspot-config.js';
+import { NftDataplane, SimDataplane, type HotspotDataplane } from './hotspot-dataplane.js';
+import { HotspotEngine, type HotspotCredentials } from './hotspot-engine.js';
+import { linuxNeighbours, simNeighbours, type NeighbourLookup } from './hotspot-neighbours.js';
+import { buildPortalServer, type PortalZone } from './hotspot-portal.js';
+import { HOTSPOT_PORTAL, zoneDevices } from './hotspot-ruleset.js';
+import { registerHotspotAdminRoutes } from './hotspot-admin-routes.js';
+import type { HotspotConfig } from './hotspot-types.js';
+import { deviceCredentials } from './hotspot-credentials.js';
+import { registerSelfService } from './hotspot-self-service.js';
+import { localUsers } from '../hotspot-config/local-user-store.js';
+
+/** Services the hotspot uses; tests pass a data plane, neighbours and credentials. */
+export interface HotspotDeps {
+  dataplane?: HotspotDataplane;
+  neighbours?: NeighbourLookup;
+  credentials?: HotspotCredentials;
+  run?: CommandRunner;
+}
+
+export interface HotspotRuntime {
+  engine: HotspotEngine;
+  portal: FastifyInstance;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    hotspot: HotspotRuntime;
+  }
+}
+
+/** Reads the current configuration rows the hotspot needs, at most once a second. */
+function snapshotReader(ctx: AppContext): () => ConfigSnapshot {
+  let cached: { at: number; snapshot: ConfigSnapshot } | undefined;
+  return () => {
+    const now = Date.now();
+    if (cached && now - cached.at < 1000) return cached.snapshot;
+    const rows = ctx.db.prepare('SELECT entity, id, data FROM config_rows ORDER BY entity, rowid').all() as Array<{ entity: string; id: string; data: string }>;
+    const snapshot: Record<string, SnapshotRow[]> = {};
+    for (const row of rows) (snapshot[row.entity] ??= []).push({ id: row.id, data: JSON.parse(row.data) as Record<string, unknown> });
+    cached = { at: now, snapshot };
+    return snapshot;
+  };
+}
+
+/**
+ * The hotspot in the daemon: the engine (restored at start, saved at stop), the portal
+ * listener on its own port, and the administrator's online-user routes.
+ */
+export async function registerHotspot(app: FastifyInstance, ctx: AppContext, deps: HotspotDeps = {}): Promise<HotspotRuntime> {
+  const { settings } = ctx;
+  HOTSPOT_PORTAL.port = settings.portalPort;
+  const run = deps.run ?? runCommand;
+  const linux = settings.driver === 'linux';
+  const snapshot = snapshotReader(ctx);
+  let configCache: { snapshot: ConfigSnapshot; config: HotspotConfig; zones: Array<PortalZone & { first: number; last: number }> } | undefined;
+  const current = () => {
+    const snap = snapshot();
+    if (configCache?.snapshot === snap) return configCache;
+    const config = hotspotConfigOf(snap);
+    let zones: Array<PortalZone & { first: number; last: number }> = [];
+    const network = networkConfigOf(snap);
+    if (network.interfaces.length && config.zones.length) {
+      const plan = planNetwork(network);
+      zones = zoneDevices(config, plan).flatMap((d) => {
+        const side = plan.lanSides.find((s) => s.device === d.device);
+        const zone = config.zones.find((z) => z.name === d.zone);
+        return side && zone ? [{ zone, gateway: d.address, first: side.address.first, last: side.address.last }] : [];
+      });
+    }
+    configCache = { snapshot: snap, config, zones };
+    return configCache;
+  };
+
+  const engine = new HotspotEngine({
+    dataplane: deps.dataplane ?? (linux ? new NftDataplane(run) : new SimDataplane()),
+    config: () => current().config,
+    credentials: deps.credentials ?? deviceCredentials(ctx),
+    now: ctx.now,
+    stateFile: join(settings.stateDir, 'hotspot-state.json'),
+    report: (error, what) => app.log.error({ err: error }, what),
+  });
+
+  const single = <T>(entity: { name: string; schema: unknown }): T =>
+    (entity.schema as { parse(v: unknown): T }).parse(snapshot()[entity.name]?.find((r) => r.id === '')?.data ?? {});
+  const neighbours = deps.neighbours ?? (linux ? linuxNeighbours(run) : simNeighbours);
+  const zoneFor = (ip: string) => {
+    let value: number;
+    try {
+      value = ipv4ToInt(ip);
+    } catch {
+      return null;
+    }
+    return current().zones.find((z) => value >= z.first && value <= z.last) ?? null;
+  };
+  const portal = await buildPortalServer({
+    engine,
+    portalPort: settings.portalPort,
+    portalDir: settings.portalDir,
+    logLevel: settings.logLevel,
+    neighbours,
+    zoneFor,
+    notices() {
+      const local = single<HotspotLocalNotice>(hotspotLocalNotice);
+      const reminder = single<HotspotReminder>(hotspotReminder);
+      return { local: local.enabled ? linesText(local.content) : '', expired: linesText(reminder.content), renewUrl: reminder.url };
+    },
+  });
+
+  registerSelfService(portal, {
+    engine,
+    accounts: () => localUsers(ctx),
+    config: () => current().config,
+    macOf: async (ip) => (zoneFor(ip) ? neighbours(ip) : null),
+    now: ctx.now,
+  });
+
+  registerHotspotAdminRoutes(app, engine);
+  const runtime: HotspotRuntime = { engine, portal };
+  app.decorate('hotspot', runtime);
+
+  // The ruleset (with the hotspot's sets) is loaded while the daemon starts; the engine
+  // restores its clients into it once the app is ready.
+  app.addHook('onReady', async () => {
+    try {
+      await engine.start();
+    } catch (error) {
+      app.log.error({ err: error }, 'hotspot clients could not be restored');
+    }
+    engine.startTimers();
+    await portal.ready();
+  });
+  app.addHook('onListen', async () => {
+    await portal.listen({ port: settings.portalPort, host: settings.host });
+  });
+  app.addHook('onClose', async () => {
+    await portal.close();
+    await engine.stop();
+  });
+  return runtime;
+}
+
+export { HOTSPOT_ENTITIES };

@@ -1,0 +1,110 @@
+/**
+ * The hotspot engine's own view of its configuration and state (DESIGN §6). The configuration
+ * entities (service zones, billing plans, local users, lists) are read into these shapes by
+ * hotspot-config.ts, so the engine depends on nothing but these few fields.
+ */
+
+export type PortalMethod = 'voucher' | 'local' | 'password' | 'onekey';
+
+export interface HotspotZone {
+  name: string;
+  /** Network interface names (LAN side) whose clients go through the portal. */
+  interfaces: string[];
+  welcome: string;
+  contact: string;
+  copyright: string;
+  logintext: string;
+  chargetext: string;
+  tos: string;
+  methods: PortalMethod[];
+  /** Pre-shared password of the `password` method. */
+  password: string;
+  redirectUrl: string;
+  /** Session length of logins without a plan (password, one-key); 0 = until idle. */
+  sessionSeconds: number;
+  /** A client without traffic for this long is logged out. */
+  idleSeconds: number;
+  /** Plan applied to password and one-key logins. */
+  plan: string;
+}
+
+export interface HotspotPlan {
+  name: string;
+  /** Bytes of traffic (up + down); 0 = unlimited. */
+  flowBytes: number;
+  /** Seconds of validity; 0 = unlimited. */
+  seconds: number;
+  /** Kbit/s; 0 = unlimited. */
+  upKbps: number;
+  downKbps: number;
+}
+
+export interface ListEntry {
+  type: 'mac' | 'ip' | 'url';
+  value: string;
+}
+
+export interface HotspotConfig {
+  zones: HotspotZone[];
+  plans: HotspotPlan[];
+  whiteList: ListEntry[];
+  blackList: ListEntry[];
+  /** Seconds between counter reads (accounting interval). */
+  accountingSeconds: number;
+}
+
+/** What a login proved: whom it is for and what it may use. */
+export interface Grant {
+  kind: 'voucher' | 'local' | 'password' | 'onekey';
+  /** Account name or voucher code: a returning device is re-bound by it. */
+  account?: string;
+  plan?: string;
+  /** Absolute end of validity (epoch ms), or null for none beyond the plan. */
+  expiresAt: number | null;
+  /** Bytes still allowed, or null for unlimited. */
+  flowBytes: number | null;
+  /** Devices online at once for this account; 0 = unlimited. */
+  usernum: number;
+  upKbps: number;
+  downKbps: number;
+}
+
+/** One authorised client. Byte counts are totals over the whole session. */
+export interface HotspotSession {
+  mac: string;
+  ip: string;
+  zone: string;
+  kind: Grant['kind'];
+  account?: string;
+  plan?: string;
+  startedAt: number;
+  expiresAt: number | null;
+  /** Bytes allowed for this session, or null for unlimited. */
+  flowLimit: number | null;
+  bytesUp: number;
+  bytesDown: number;
+  /** Last time traffic was seen (epoch ms). */
+  activeAt: number;
+  upKbps: number;
+  downKbps: number;
+  idleSeconds: number;
+}
+
+export type LoginFailure =
+  | 'portal.error.code'
+  | 'portal.error.password'
+  | 'portal.error.userOrPassword'
+  | 'portal.error.expired'
+  | 'portal.error.onlineLimit'
+  | 'portal.error.system'
+  | 'portal.error.tooMany';
+
+export const LOGIN_ERRORS = {
+  code: 'portal.error.code',
+  password: 'portal.error.password',
+  userOrPassword: 'portal.error.userOrPassword',
+  expired: 'portal.error.expired',
+  onlineLimit: 'portal.error.onlineLimit',
+  system: 'portal.error.system',
+  tooMany: 'portal.error.tooMany',
+} as const satisfies Record<string, LoginFailure>;

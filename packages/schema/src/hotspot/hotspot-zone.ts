@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { defineEntity } from '../entity/define-entity.js';
+import { nameField } from '../common/text-fields.js';
+import { interfaceNameField } from '../network/network-fields.js';
+import { TIME_UNITS, timeUnitField } from '../common/quantity-fields.js';
+import { authTimeValid, durationValueField, zBool } from './hotspot-fields.js';
+
+/**
+ * Authentication models a zone can use (spec §1, §3 authmodel): the local web portal with its
+ * methods, or one of the external systems configured on their own pages.
+ */
+export const AUTH_MODELS = ['webportal', 'radius', 'ldap', 'sms', 'cloudportal', 'rusystem', 'wifidog', 'cmcc', 'weixin', 'none'] as const;
+export type AuthModel = (typeof AUTH_MODELS)[number];
+
+/** Service zones (spec §2 /hotspot/servicezone): where authentication applies, per interface. */
+export const hotspotZone = defineEntity({
+  name: 'hotspotZone',
+  path: 'auth/zone',
+  module: 'servicezone',
+  route: '/hotspot/servicezone',
+  kind: 'collection',
+  schema: z.object({
+    id: z.string(),
+    name: nameField(),
+    enabled: zBool().default(true),
+    ifname: interfaceNameField(),
+    authmodel: z.enum(AUTH_MODELS, { error: 'validation.option' }).default('webportal'),
+    /** How long an authentication lasts before the client sees the portal again. */
+    authtime: durationValueField().default(1),
+    authtime_unit: timeUnitField().default('days'),
+    /** Serve the portal over HTTPS. */
+    https: zBool().default(false),
+  }),
+  refine(value, ctx) {
+    if (!authTimeValid(value.authtime, value.authtime_unit)) ctx.addIssue('authtime', 'validation.hotspot.authTime');
+  },
+  list: {
+    columns: [
+      { field: 'name', sortable: true },
+      { field: 'ifname', sortable: true },
+      { field: 'authmodel', format: 'option' },
+      { field: 'enabled', format: 'enabled' },
+    ],
+    defaultSort: 'name',
+  },
+  form: {
+    tabs: [
+      {
+        key: 'basic',
+        fields: [
+          { name: 'name' },
+          { name: 'enabled', widget: 'switch' },
+          { name: 'ifname' },
+          { name: 'authmodel', widget: 'select', options: AUTH_MODELS },
+          { name: 'authtime' },
+          { name: 'authtime_unit', widget: 'select', options: TIME_UNITS },
+          { name: 'https', widget: 'switch' },
+        ],
+      },
+    ],
+  },
+  maxRows: 64,
+});
+export type HotspotZone = z.infer<typeof hotspotZone.schema>;

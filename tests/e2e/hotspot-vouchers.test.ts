@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { VOUCHER_ALPHABET } from '@portico/schema';
+import { adminWithPassword, launchBrowser, loginInBrowser, newPage, startDaemon, type ApiSession, type RunningDaemon } from './e2e-harness.js';
+
+let daemon: RunningDaemon;
+let browser: Browser;
+let api: ApiSession;
+
+beforeAll(async () => {
+  [daemon, browser] = await Promise.all([startDaemon(), launchBrowser()]);
+  api = await adminWithPassword(daemon, 'AdminPassw0rd');
+});
+afterAll(async () => {
+  await browser?.close();
+  await daemon?.stop();
+});
+
+async function planNames(): Promise<string[]> {
+  const reply = await api.get('auth/tariff');
+  return (reply.data as { items: Array<{ name: string }> }).items.map((p) => p.name);
+}
+
+describe('hotspot billing plans and vouchers end to end', () => {
+  test('create a billing plan, generate a voucher batch on it and see the printable sheet', async () => {
+    const { context, page } = await newPage(browser);
+    await loginInBrowser(page, daemon.url, 'admin', 'AdminPassw0rd');
+    await page.waitForURL('**/dashboard');
+
+    await page.goto(`${daemon.url}/hotspot/billingplan/add`);
+    await page.getByTestId('entity-form').waitFor();
+    await page.getByTestId('field-name').fill('day');
+    await page.getByTestId('field-effecttime').fill('24');
+    await page.getByTestId('entity-save').click();
+    await page.waitForURL('**/hotspot/billingplan');
+    await expect.poll(planNames).toContain('day');
+
+    await page.goto(`${daemon.url}/hotspot/voucherbatch`);
+    await page.getByTestId('voucher-batch-form').waitFor();
+    await page.getByTestId('voucher-name').fill('lobby');
+    await page.getByTestId('voucher-amount').fill('3');
+    await page.getByTestId('voucher-plan').fill('day');
+    await page.getByTestId('voucher-create').click();
+
+    await page.getByTestId('voucher-sheet').waitFor();
+    await expect.poll(() => page.getByTestId('voucher-card').count()).toBe(3);
+    const codes = (await page.getByTestId('voucher-code').allTextContents()).map((c) => c.replace(/-/g, ''));
+    expect(new Set(codes).size).toBe(3);
+    for (const code of codes) {
+      expect(code).toHaveLength(8);
+      expect([...code].every((c) => VOUCHER_ALPHABET.includes(c))).toBe(true);
+    }
+    // The default capability string has `qrcode`: every card carries its QR image.
+    await expect.poll(() => page.getByTestId('voucher-qr').count()).toBe(3);
+
+    // Back on the list, the batch counts three unused vouchers; no code is listed anywhere.
+    await page.getByTestId('voucher-sheet-close').click();
+    await page.getByTestId('voucher-batch-row').first().waitFor();
+    expect(await page.getByTestId('voucher-batches').textContent()).toContain('3 / 0 / 0');
+    const listed = JSON.stringify(await api.get('auth/voucher'));
+    for (const code of codes) expect(listed).not.toContain(code);
+    await context.close();
+  });
+});
