@@ -3,6 +3,7 @@
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { chmodSync, copyFileSync } from 'node:fs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -72,3 +73,8 @@ await build({
     ].join('\n'),
   },
 });
+
+// Files the daemon hands to other programs by path: the DHCP WAN client's hook (udhcpc runs
+// it) sits beside the bundle, where drivers/linux/wan-dhcp.ts looks for it.
+copyFileSync(join(here, 'src', 'drivers', 'linux', 'dhcp-hook.mjs'), join(here, 'dist', 'dhcp-hook.mjs'));
+chmodSync(join(here, 'dist', 'dhcp-hook.mjs'), 0o755);

@@ -38,7 +38,8 @@ function rssOf(pid) {
 async function once(fresh) {
   const stateDir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
   const port = await freePort();
-  const env = { ...process.env, ...DAEMON_ENV, PORTICO_STATE_DIR: stateDir, PORTICO_PORT: String(port), PORTICO_HOST: '127.0.0.1', PORTICO_LOG_LEVEL: 'warn' };
+  const portalPort = await freePort();
+  const env = { ...process.env, ...DAEMON_ENV, PORTICO_STATE_DIR: stateDir, PORTICO_PORT: String(port), PORTICO_PORTAL_PORT: String(portalPort), PORTICO_HOST: '127.0.0.1', PORTICO_LOG_LEVEL: 'warn' };
   if (!fresh) {
     // Warm state: the first start creates the database and the admin account.
     const first = spawn(process.execPath, [...DAEMON_NODE_FLAGS, 'apps/daemon/dist/main.mjs'], { cwd: REPO, env, stdio: 'ignore' });

@@ -33,12 +33,15 @@ async function freePort(): Promise<number> {
 export async function startDaemon(env: Record<string, string> = {}): Promise<RunningDaemon> {
   const stateDir = mkdtempSync(join(tmpdir(), 'portico-e2e-'));
   const port = await freePort();
+  const portalPort = await freePort();
   const child: ChildProcess = spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON], {
     env: {
       ...process.env,
       ...DAEMON_ENV,
       PORTICO_STATE_DIR: stateDir,
       PORTICO_PORT: String(port),
+      // The captive portal's own listener: a free port too, so runs never collide.
+      PORTICO_PORTAL_PORT: String(portalPort),
       PORTICO_HOST: '127.0.0.1',
       PORTICO_LOG_LEVEL: 'warn',
       ...env,

@@ -21,6 +21,8 @@ export interface LabGateway {
   lab: Lab;
   /** The linux driver's applier with every command run inside the gateway namespace. */
   applier: ConfigApplier;
+  /** The throwaway system root the rendered files are installed under. */
+  root: string;
   apply(snapshot: ConfigSnapshot): Promise<void>;
   /** Fetches the upstream page from a namespace; false when it never arrives. */
   fetchUpstream(ns: string, tries?: number): Promise<boolean>;
@@ -52,6 +54,7 @@ export function createLabGateway(options: { clients?: number; httpServer?: boole
   return {
     lab,
     applier,
+    root,
     apply: (snapshot) => applier.apply(domains.renderable(), snapshot),
     async fetchUpstream(ns, tries = 10) {
       for (let i = 0; i < tries; i++) {

@@ -13,6 +13,7 @@ export const LAB_PACKAGES: Record<string, string> = {
   '/usr/bin/busybox': 'busybox',
   // The daemon's WAN health probes (the device has iputils' ping).
   '/usr/bin/ping': 'iputils-ping',
+  '/usr/bin/opennds': 'opennds',
 };
 
 /** Installs what is missing from Debian's packages (root only); returns what is still missing. */

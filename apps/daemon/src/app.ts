@@ -21,14 +21,22 @@ import { registerAuthRoutes } from './domains/auth/auth-routes.js';
 import { registerMenuRoutes } from './domains/menu/menu-routes.js';
 import { registerStatusRoutes } from './domains/status/status-routes.js';
 import { registerEntityRoutes } from './domains/entity/entity-routes.js';
+import { hotspotConfigBindings } from './domains/hotspot-config/hotspot-config-bindings.js';
+import { registerHotspotConfigRoutes } from './domains/hotspot-config/hotspot-config-routes.js';
 import type { LiveStatusSource } from './drivers/live-source.js';
 import { selectLiveSource } from './drivers/driver-select.js';
 import { createConfigService, type ConfigDeps } from './config/config-setup.js';
 import type { ConfigService } from './config/config-service.js';
 import { registerJournalRoutes } from './config/journal-routes.js';
 import { registerConfirmRoutes } from './config/confirm-routes.js';
+import { registerReconnectRoutes } from './domains/network/network-reconnect-routes.js';
+import { registerMaintainRoutes, type MaintainDeps } from './domains/maintain/maintain-routes.js';
 import { networkBindings } from './domains/network/network-domain.js';
+import { firewallBindings } from './domains/firewall/firewall-bindings.js';
+import { qosBindings } from './domains/qos/qos-bindings.js';
+import { registerQosRoutes } from './domains/qos/qos-routes.js';
 import { systemDomains } from './config/system-domains.js';
+import { registerHotspot, type HotspotDeps } from './domains/hotspot/hotspot-setup.js';
 import { seedFactoryNetwork } from './config/factory-defaults.js';
 
 /** Services a caller may replace; tests pass a clock, a counting hasher or a fake live source. */
@@ -42,6 +50,10 @@ export interface AppDeps {
   announce?: (line: string) => void;
   /** The apply pipeline's applier, domains and timer. */
   config?: ConfigDeps;
+  /** The hotspot's data plane, neighbour table and credential checks. */
+  hotspot?: HotspotDeps;
+  /** Backup, restore, reset and reboot: tests pass a command runner that never reboots the machine. */
+  maintain?: MaintainDeps;
 }
 
 declare module 'fastify' {
@@ -119,9 +131,14 @@ export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<
     registerAuthRoutes(app, ctx);
     registerMenuRoutes(app, ctx);
     registerStatusRoutes(app, ctx);
-    registerEntityRoutes(app, ctx, ENTITIES, { [adminUser.name]: adminBinding(ctx), ...networkBindings(db) });
+    registerQosRoutes(app, ctx);
+    registerEntityRoutes(app, ctx, ENTITIES, { [adminUser.name]: adminBinding(ctx), ...networkBindings(db), ...firewallBindings(db), ...qosBindings(db), ...hotspotConfigBindings(ctx) });
+    await registerHotspotConfigRoutes(app, ctx);
     registerJournalRoutes(app, ctx);
     registerConfirmRoutes(app, ctx);
+    registerReconnectRoutes(app, ctx);
+    await registerHotspot(app, ctx, deps.hotspot);
+    await registerMaintainRoutes(app, ctx, deps.maintain);
     registerOpenApiRoute(app, routes);
     await registerStaticFiles(app, settings);
 

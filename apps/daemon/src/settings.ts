@@ -11,6 +11,8 @@ export interface Settings {
   stateDir: string;
   port: number;
   host: string;
+  /** Port of the captive portal listener, apart from the admin console's. */
+  portalPort: number;
   driver: DriverName;
   /** The capability string as configured (spec, general facts). */
   capabilityString: string;
@@ -77,10 +79,14 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     throw new SettingsError('PORTICO_TLS_CERT and PORTICO_TLS_KEY must be set together');
   }
   const capabilityString = env.PORTICO_CAPABILITIES ?? DEFAULT_CAPABILITY_STRING;
+  const port = positiveInt(env, 'PORTICO_PORT', 8080, 65535);
+  const portalPort = positiveInt(env, 'PORTICO_PORTAL_PORT', 2050, 65535);
+  if (portalPort === port) throw new SettingsError('PORTICO_PORTAL_PORT must differ from PORTICO_PORT');
   const root = appsRoot();
   return {
     stateDir: resolve(env.PORTICO_STATE_DIR?.trim() || './var'),
-    port: positiveInt(env, 'PORTICO_PORT', 8080, 65535),
+    port,
+    portalPort,
     host: env.PORTICO_HOST?.trim() || '0.0.0.0',
     driver: driver as Settings['driver'],
     capabilityString,

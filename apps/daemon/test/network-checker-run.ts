@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import type { RenderedFile } from '../src/engine/engine-types.js';
 import { checkIpBatch, defaultRouteLines, type WanHealthConfig } from '../src/domains/network/network-ip-batch.js';
+import type { WanDhcpConfig } from '../src/drivers/linux/wan-dhcp.js';
 import { checkSysctl } from '../src/domains/network/network-sysctl.js';
 
 /** Runs the checker a rendered file names, the real tool where there is one. */
@@ -54,6 +55,17 @@ export async function checkRendered(file: RenderedFile, dir: string): Promise<Ch
         const allDown = new Set(config.routes.map((route) => route.name));
         const problems = [new Set<string>(), allDown].flatMap((down) => checkIpBatch(`${defaultRouteLines(config.routes, down).join('\n')}\n`));
         return { target, problems };
+      }
+      // The DHCP WAN clients: plain device names and numbers only.
+      if (target.endsWith('wan-dhcp.json')) {
+        const { clients } = JSON.parse(file.content) as WanDhcpConfig;
+        const ok = clients.every(
+          (c) =>
+            /^[a-z0-9][a-z0-9.-]{0,14}$/.test(c.device) &&
+            /^[a-z0-9]+$/.test(c.name) &&
+            [c.metric, c.table ?? 0, c.rulePriority ?? 0].every(Number.isInteger),
+        );
+        return { target, problems: ok ? [] : ['not a list of DHCP WAN clients'] };
       }
       // JSON argument vectors (ethtool) must parse as arrays of plain strings.
       if (target.endsWith('.json')) {

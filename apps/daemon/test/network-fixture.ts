@@ -69,7 +69,7 @@ export const REPRESENTATIVE: ConfigInput = {
     { ip: '192.168.1.10', mac: '00:11:22:33:44:55', interface: 'lan', comment: 'printer' },
     { ip: '192.168.1.20', mac: '00:11:22:33:44:77' },
   ],
-  arpAuth: { enabled: true, action: 'drop' },
+  arpAuth: { enabled: true, auth_action: 'drop' },
   multiWan: [
     { interface: 'wan1', mode: 'balance', weight: 2, priority: 1, track_ips: ['198.51.100.1'] },
     { interface: 'wan2', mode: 'failover', priority: 2, track_ips: ['198.51.100.2'] },
@@ -109,7 +109,7 @@ export const ALTERNATE: ConfigInput = {
     { target: '198.18.0.0/15', gateway: '10.0.0.3', enabled: false },
   ],
   arpBinds: [{ ip: '10.0.2.1', mac: '02:aa:bb:cc:dd:01' }],
-  arpAuth: { enabled: true, action: 'redirect', jurl: 'https://portal.example.com/bind' },
+  arpAuth: { enabled: true, auth_action: 'redirect', jurl: 'https://portal.example.com/bind' },
   multiWan: [
     { interface: 'wan1', mode: 'balance', weight: 3, priority: 1 },
     { interface: 'wan2', mode: 'balance', weight: 1, priority: 1, track_ips: ['203.0.113.99'] },
@@ -139,7 +139,7 @@ export const PLAIN_LINKS: ConfigInput = {
     { target: '10.30.0.0/16', gateway: '10.99.0.1' },
   ],
   arpBinds: [{ ip: '192.168.1.10', mac: '00:11:22:33:44:55' }],
-  arpAuth: { enabled: true, action: 'drop' },
+  arpAuth: { enabled: true, auth_action: 'drop' },
   multiWan: [
     { interface: 'wan1', mode: 'balance', weight: 2, track_ips: ['198.51.100.2'] },
     { interface: 'wan2', mode: 'balance', weight: 1 },

@@ -54,9 +54,34 @@ describe('what the network renderer writes', () => {
       NETWORK_FILES.stateBatch,
       NETWORK_FILES.routesBatch,
       NETWORK_FILES.wanHealth,
+      NETWORK_FILES.wanDhcp,
       NETWORK_FILES.dnsmasq,
+      '/etc/portico/ppp/wan2.options',
+      '/etc/portico/ppp/wan2.secret',
+      NETWORK_FILES.swanctl,
+      NETWORK_FILES.swanctlSecrets,
+      NETWORK_FILES.xl2tpd,
+      '/etc/portico/ppp/vpn1.options',
+      '/etc/portico/ppp/vpn1.secret',
     ]);
-    expect([...rep.values()].map((f) => f.check)).toEqual(['nft', 'ip-batch', 'none', 'sysctl', 'ip-batch', 'ip-batch', 'none', 'dnsmasq']);
+    expect([...rep.values()].map((f) => f.check)).toEqual([
+      'nft',
+      'ip-batch',
+      'none',
+      'sysctl',
+      'ip-batch',
+      'ip-batch',
+      'none',
+      'none',
+      'dnsmasq',
+      'pppd',
+      'ppp-secret',
+      'swanctl',
+      'swanctl',
+      'xl2tpd',
+      'pppd',
+      'ppp-secret',
+    ]);
     expect(alt.get(NETWORK_FILES.igmpproxy)?.check).toBe('none');
     expect(TOLERANT_BATCHES.has(NETWORK_FILES.stateBatch)).toBe(false);
   });
@@ -143,7 +168,7 @@ describe('what the network renderer writes', () => {
 
   it('comments and passwords never reach a file', () => {
     const all = [...rep.values(), ...alt.values()].map((f) => f.content).join('\n');
-    for (const secret of ['secret-1', 'tunnel-pass', 'pre-shared key 1', 'Office printer', 'Branch office', 'NAS; no host name', 'user@isp']) {
+    for (const secret of ['secret-1', 'tunnel-pass', 'pre-shared key 1', 'Office printer', 'Branch office', 'NAS; no host name']) {
       expect(all).not.toContain(secret);
     }
   });

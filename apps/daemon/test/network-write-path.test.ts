@@ -85,3 +85,18 @@ describe('network apply at start', () => {
     expect(existsSync(rendered)).toBe(true);
   });
 });
+
+describe('singleton settings through the API', () => {
+  test('ARP authentication: every field, the redirect mode included, is set and read back', async () => {
+    const written = json(
+      await post(h.app, admin, '/api/arpauth', { enabled: true, auth_action: 'redirect', jurl: 'https://portal.example.com/bind' }),
+    );
+    expect(written.success, JSON.stringify(written)).toBe(true);
+    await confirm(written);
+    const read = json(await get(h.app, admin, '/api/arpauth'));
+    expect(read.data).toMatchObject({ enabled: true, auth_action: 'redirect', jurl: 'https://portal.example.com/bind' });
+    // Redirect mode needs its address.
+    const missing = json(await post(h.app, admin, '/api/arpauth', { enabled: true, auth_action: 'redirect', jurl: '' }));
+    expect(missing).toMatchObject({ success: false, errors: { jurl: 'validation.required' } });
+  });
+});

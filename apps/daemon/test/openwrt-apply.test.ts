@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -79,5 +79,18 @@ describe('openwrt driver', () => {
       domains: new DomainRegistry([networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' })]),
     });
     await expect(failing.apply(['network'], snapshot(100))).rejects.toThrow(/netifd: busy/);
+  });
+});
+
+describe('optional OpenWrt packages', () => {
+  test('mwan3 is reloaded only when its package is installed; its configuration is written either way', async () => {
+    await applier.apply(['network'], snapshot(100));
+    expect(commands.map((c) => c[0])).not.toContain('/etc/init.d/mwan3');
+    expect(() => readFileSync(join(root, 'etc/config/mwan3'), 'utf8')).not.toThrow();
+    mkdirSync(join(root, 'etc/init.d'), { recursive: true });
+    writeFileSync(join(root, 'etc/init.d/mwan3'), '');
+    commands = [];
+    await applier.apply(['network'], snapshot(100), { full: true });
+    expect(commands).toContainEqual(['/etc/init.d/mwan3', 'reload']);
   });
 });

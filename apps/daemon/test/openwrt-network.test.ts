@@ -4,7 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { NetworkConfig } from '../src/domains/network/network-config.js';
 import { RenderValueError } from '../src/domains/network/network-syntax.js';
+import { checkSwanctl } from '../src/domains/network/network-vpn-swanctl.js';
 import { OPENWRT_NETWORK_FILES, renderOpenwrtNetwork, renderOpenwrtNetworkPackages } from '../src/drivers/openwrt/openwrt-network.js';
+import { OPENWRT_SWANCTL_FILES } from '../src/drivers/openwrt/openwrt-vpn.js';
 import { checkUci } from '../src/drivers/openwrt/uci-check.js';
 import { parseUci, serializeUci, type UciPackage, type UciSection } from '../src/drivers/openwrt/uci-format.js';
 import { ALTERNATE, buildConfig, PLAIN_LINKS, REPRESENTATIVE, type ConfigInput } from './network-fixture.js';
@@ -13,9 +15,25 @@ const here = dirname(fileURLToPath(import.meta.url));
 const goldenDir = join(here, 'golden', 'openwrt');
 const update = process.env.UPDATE_GOLDEN === '1';
 
+/** IPTV bridged to a set-top port, PPTP and a second L2TP client with all traffic through it. */
+const SERVICES: ConfigInput = {
+  ...REPRESENTATIVE,
+  interfaces: [
+    ...REPRESENTATIVE.interfaces,
+    { ifname: 'tv', role: 'lan', hwport: ['eth6'], ipaddr: '172.16.6.1', netmask: '255.255.255.0' },
+  ],
+  iptv: { enable: true, type: 'bridge', wan: 'wan1', wantag: 45, lantag: 10, portnum: 'eth7' },
+  vpnClients: [
+    ...REPRESENTATIVE.vpnClients,
+    { type: 'pptp', name: 'branch', server: '203.0.113.80', username: 'pptp.user', password: "it's \\ \"q\"", defaultroute: true },
+    { type: 'l2tp', name: 'off', server: '192.0.2.1', username: 'u', password: 'p', enabled: false },
+  ],
+};
+
 const FIXTURES = [
   ['representative', REPRESENTATIVE],
   ['alternate', ALTERNATE],
+  ['services', SERVICES],
   ['plain-links', PLAIN_LINKS],
 ] as const;
 
@@ -30,8 +48,8 @@ function named(pkg: UciPackage, type: string, name?: string): UciSection[] {
 }
 
 describe('openwrt golden files (UPDATE_GOLDEN=1 rewrites them)', () => {
-  for (const [name, input] of FIXTURES.slice(0, 2)) {
-    it(`${name}: every UCI package equals its golden copy`, () => {
+  for (const [name, input] of FIXTURES.slice(0, 3)) {
+    it(`${name}: every UCI package and swanctl file equals its golden copy`, () => {
       const dir = join(goldenDir, name);
       for (const [target, file] of files(buildConfig(input))) {
         const golden = join(dir, basename(target));
@@ -50,12 +68,31 @@ describe('what the openwrt network renderer writes', () => {
   const rep = renderOpenwrtNetworkPackages(buildConfig(REPRESENTATIVE));
   const alt = renderOpenwrtNetworkPackages(buildConfig(ALTERNATE));
 
-  it('writes network, dhcp and firewall in that order, each checked as UCI; PPPoE makes the network file private', () => {
+  it('writes network, dhcp, firewall, mwan3, then igmpproxy and the swanctl files when needed; secrets make files private', () => {
     const rendered = files(buildConfig(REPRESENTATIVE));
-    expect([...rendered.keys()]).toEqual([OPENWRT_NETWORK_FILES.network, OPENWRT_NETWORK_FILES.dhcp, OPENWRT_NETWORK_FILES.firewall]);
-    expect([...rendered.values()].map((f) => f.check)).toEqual(['uci', 'uci', 'uci']);
+    expect([...rendered.keys()]).toEqual([
+      OPENWRT_NETWORK_FILES.network,
+      OPENWRT_NETWORK_FILES.dhcp,
+      OPENWRT_NETWORK_FILES.firewall,
+      OPENWRT_NETWORK_FILES.mwan3,
+      OPENWRT_SWANCTL_FILES.connections,
+      OPENWRT_SWANCTL_FILES.secrets,
+    ]);
+    expect([...rendered.values()].map((f) => f.check)).toEqual(['uci', 'uci', 'uci', 'uci', 'swanctl', 'swanctl']);
     expect(rendered.get(OPENWRT_NETWORK_FILES.network)!.mode).toBe(0o600);
-    expect(files(buildConfig(ALTERNATE)).get(OPENWRT_NETWORK_FILES.network)!.mode).toBe(0o644);
+    expect(rendered.get(OPENWRT_SWANCTL_FILES.secrets)!.mode).toBe(0o600);
+    const alternate = files(buildConfig(ALTERNATE));
+    expect([...alternate.keys()]).toEqual([
+      OPENWRT_NETWORK_FILES.network,
+      OPENWRT_NETWORK_FILES.dhcp,
+      OPENWRT_NETWORK_FILES.firewall,
+      OPENWRT_NETWORK_FILES.mwan3,
+      OPENWRT_NETWORK_FILES.igmpproxy,
+    ]);
+    expect(alternate.get(OPENWRT_NETWORK_FILES.network)!.mode).toBe(0o644);
+    // Only a tunnel password, no PPPoE: still private.
+    const tunnelOnly = files(buildConfig({ ...ALTERNATE, vpnClients: [{ type: 'l2tp', name: 'office', server: 'vpn.example.com', username: 'b', password: 'x' }] }));
+    expect(tunnelOnly.get(OPENWRT_NETWORK_FILES.network)!.mode).toBe(0o600);
   });
 
   it('round-trips: parseUci(serializeUci(x)) deep-equals every rendered package', () => {
@@ -120,16 +157,89 @@ describe('what the openwrt network renderer writes', () => {
   it('firewall: LAN and WAN zones, masquerade on WAN, forwarding LAN to WAN, dropping policies', () => {
     expect(named(rep.firewall, 'defaults')[0]!.options).toMatchObject({ input: 'REJECT', forward: 'DROP' });
     expect(named(rep.firewall, 'zone', 'lan')[0]!.options).toMatchObject({ network: ['lan', 'guest'], input: 'ACCEPT' });
-    expect(named(rep.firewall, 'zone', 'wan')[0]!.options).toMatchObject({ network: ['wan1', 'wan2'], input: 'DROP', forward: 'DROP', masq: '1' });
+    // The L2TP client leads out like a WAN; the IPsec client has no interface of its own.
+    expect(named(rep.firewall, 'zone', 'wan')[0]!.options).toMatchObject({ network: ['wan1', 'wan2', 'office'], input: 'DROP', forward: 'DROP', masq: '1' });
     expect(named(rep.firewall, 'forwarding')[0]!.options).toEqual({ src: 'lan', dest: 'wan' });
-    expect(named(alt.firewall, 'zone', 'wan')[0]!.options.network).toEqual(['wan1', 'wan2', 'wan3', 'wan3_6']);
-    expect(named(alt.firewall, 'rule').map((s) => s.options.name)).toEqual(['Allow-DHCP-Renew', 'Allow-DHCPv6', 'Allow-ICMPv6-Input']);
-    expect(named(rep.firewall, 'rule')).toEqual([]);
+    expect(named(alt.firewall, 'zone', 'wan')[0]!.options.network).toEqual(['wan1', 'wan2', 'wan3', 'wan3_6', 'iptv_tv']);
+    expect(named(alt.firewall, 'rule').map((s) => s.options.name)).toEqual([
+      'Allow-DHCP-Renew',
+      'ARP-Bind',
+      'ARP-Bind',
+      'Allow-IPTV-IGMP',
+      'Allow-IPTV-Multicast',
+      'Allow-DHCPv6',
+      'Allow-ICMPv6-Input',
+    ]);
+    expect(named(rep.firewall, 'rule').map((s) => s.options.name)).toEqual(['ARP-Bind', 'ARP-Bind', 'ARP-Bind', 'ARP-Bind']);
   });
 
-  it('ARP bindings are not rendered: UCI has no static neighbour section', () => {
-    const text = [...files(buildConfig(REPRESENTATIVE)).values()].map((f) => f.content).join('\n');
-    expect(text).not.toContain('00:11:22:33:44:77');
+  it('ARP bindings: a netifd neighbour on the named or holding LAN, and fw4 drops for the address from another MAC', () => {
+    expect(named(rep.network, 'neighbor').map((s) => s.options)).toEqual([
+      { interface: 'lan', ipaddr: '192.168.1.10', mac: '00:11:22:33:44:55' },
+      { interface: 'lan', ipaddr: '192.168.1.20', mac: '00:11:22:33:44:77' },
+    ]);
+    const drops = named(rep.firewall, 'rule').filter((s) => s.options.name === 'ARP-Bind');
+    expect(drops.map((s) => s.options)).toEqual([
+      { name: 'ARP-Bind', src: 'lan', family: 'ipv4', proto: 'all', src_ip: '192.168.1.10', src_mac: '!00:11:22:33:44:55', target: 'DROP' },
+      { name: 'ARP-Bind', src: 'lan', family: 'ipv4', proto: 'all', src_ip: '192.168.1.10', src_mac: '!00:11:22:33:44:55', target: 'DROP', dest: '*' },
+      { name: 'ARP-Bind', src: 'lan', family: 'ipv4', proto: 'all', src_ip: '192.168.1.20', src_mac: '!00:11:22:33:44:77', target: 'DROP' },
+      { name: 'ARP-Bind', src: 'lan', family: 'ipv4', proto: 'all', src_ip: '192.168.1.20', src_mac: '!00:11:22:33:44:77', target: 'DROP', dest: '*' },
+    ]);
+    // A binding outside every LAN network binds nothing.
+    const outside = renderOpenwrtNetworkPackages(buildConfig({ ...REPRESENTATIVE, arpBinds: [{ ip: '198.18.0.1', mac: '00:11:22:33:44:88' }] }));
+    expect(named(outside.network, 'neighbor')).toEqual([]);
+  });
+
+  it('multi-WAN as mwan3: tracked interfaces, balance members first by weight, failover after by priority, one policy', () => {
+    expect(named(rep.mwan3, 'interface', 'wan1')[0]!.options).toMatchObject({ enabled: '1', family: 'ipv4', track_method: 'ping', track_ip: ['198.51.100.1'] });
+    expect(named(rep.mwan3, 'member').map((s) => [s.name, s.options])).toEqual([
+      ['wan1_m', { interface: 'wan1', metric: '1', weight: '2' }],
+      ['wan2_m', { interface: 'wan2', metric: '3', weight: '1' }],
+    ]);
+    expect(named(rep.mwan3, 'policy', 'portico_wans')[0]!.options).toEqual({ use_member: ['wan1_m', 'wan2_m'], last_resort: 'unreachable' });
+    expect(named(rep.mwan3, 'rule')[0]!.options).toMatchObject({ dest_ip: '0.0.0.0/0', use_policy: 'portico_wans' });
+    // No track IP: the interface is taken as up, no probing options.
+    expect(named(alt.mwan3, 'interface', 'wan1')[0]!.options).toEqual({ enabled: '1', family: 'ipv4' });
+    expect(renderOpenwrtNetworkPackages(buildConfig(PLAIN_LINKS)).mwan3.map((s) => s.type)).toEqual(['interface', 'interface', 'member', 'member', 'policy', 'rule']);
+    expect(renderOpenwrtNetworkPackages(buildConfig({ ...PLAIN_LINKS, multiWan: [] })).mwan3).toEqual([]);
+  });
+
+  it('IPTV: IGMP proxy between the tagged upstream and the set-top LAN, with fw4 rules; bridge mode as a VLAN-aware bridge', () => {
+    expect(named(alt.network, 'device', 'iptv_up')[0]!.options).toEqual({ name: 'eth1.45', type: '8021q', ifname: 'eth1', vid: '45' });
+    expect(named(alt.network, 'interface', 'iptv_tv')[0]!.options).toEqual({ device: 'eth1.45', proto: 'none' });
+    expect(alt.igmpproxy!.map((s) => s.options)).toEqual([
+      { quickleave: '1' },
+      { network: 'iptv_tv', zone: 'wan', direction: 'upstream', altnet: ['0.0.0.0/0'] },
+      { network: 'tv', zone: 'lan', direction: 'downstream' },
+    ]);
+    expect(named(alt.firewall, 'zone', 'wan')[0]!.options.network).toContain('iptv_tv');
+    expect(named(alt.firewall, 'rule').map((s) => s.options.name)).toEqual(expect.arrayContaining(['Allow-IPTV-IGMP', 'Allow-IPTV-Multicast']));
+    const services = renderOpenwrtNetworkPackages(buildConfig(SERVICES));
+    expect(named(services.network, 'device', 'iptv_br')[0]!.options).toEqual({ name: 'iptv-br', type: 'bridge', ports: ['eth0.45', 'eth7'], vlan_filtering: '1' });
+    expect(named(services.network, 'bridge-vlan', 'iptv_vlan')[0]!.options).toEqual({ device: 'iptv-br', vlan: '10', ports: ['eth0.45:u*', 'eth7:u*'] });
+    expect(services.igmpproxy).toBeUndefined();
+    expect(named(services.firewall, 'rule').map((s) => s.options.name)).not.toContain('Allow-IPTV-IGMP');
+  });
+
+  it('VPN clients: PPTP and L2TP as netifd interfaces in the WAN zone that never come up by themselves; IPsec as swanctl files', () => {
+    const services = renderOpenwrtNetworkPackages(buildConfig(SERVICES));
+    expect(named(services.network, 'interface', 'office')[0]!.options).toEqual({
+      proto: 'l2tp',
+      server: 'vpn.example.com',
+      username: 'branch1',
+      password: 'tunnel-pass',
+      defaultroute: '0',
+      peerdns: '0',
+      auto: '0',
+    });
+    expect(named(services.network, 'interface', 'branch')[0]!.options).toMatchObject({ proto: 'pptp', server: '203.0.113.80', password: `it's \\ "q"`, defaultroute: '1' });
+    expect(named(services.network, 'interface', 'off')).toEqual([]);
+    expect(named(services.firewall, 'zone', 'wan')[0]!.options.network).toEqual(['wan1', 'wan2', 'office', 'branch']);
+    const rendered = files(buildConfig(SERVICES));
+    const connections = rendered.get(OPENWRT_SWANCTL_FILES.connections)!.content;
+    expect(connections).toContain(`include ${OPENWRT_SWANCTL_FILES.secrets}\n`);
+    expect(connections).toContain('start_action = none');
+    for (const target of [OPENWRT_SWANCTL_FILES.connections, OPENWRT_SWANCTL_FILES.secrets]) expect(checkSwanctl(rendered.get(target)!.content), target).toEqual([]);
   });
 });
 
@@ -151,6 +261,16 @@ describe('hostile values', () => {
       const parsed = parseUci(output!.files[0]!.content);
       expect(shape(parsed), password).toEqual(shape(baseline));
       expect(named(parsed, 'interface', 'wan2')[0]!.options.password).toBe(password);
+    }
+  });
+
+  it('a tunnel password with quotes, $() and backticks stays one value of one option', () => {
+    const baseline = renderOpenwrtNetworkPackages(buildConfig(SERVICES)).network;
+    for (const password of HOSTILE) {
+      const input: ConfigInput = { ...SERVICES, vpnClients: SERVICES.vpnClients.map((row) => ((row as { name: string }).name === 'branch' ? { ...row, password } : row)) };
+      const parsed = parseUci(renderOpenwrtNetwork(buildConfig(input))[0]!.files[0]!.content);
+      expect(shape(parsed), password).toEqual(shape(baseline));
+      expect(named(parsed, 'interface', 'branch')[0]!.options.password).toBe(password);
     }
   });
 
@@ -190,7 +310,9 @@ describe('hostile values', () => {
 
 describe('the uci checker', () => {
   it('passes every rendered file and names the line of a broken one', () => {
-    for (const [, input] of FIXTURES) for (const file of files(buildConfig(input)).values()) expect(checkUci(file.content), file.target).toBeNull();
+    for (const [, input] of FIXTURES) {
+      for (const file of files(buildConfig(input)).values()) if (file.check === 'uci') expect(checkUci(file.content), file.target).toBeNull();
+    }
     expect(checkUci("config interface 'lan'\n\toption proto 'static\n")).toMatch(/line 2/);
     expect(checkUci('config interface lan\n\tfrobnicate x y\n')).toMatch(/line 2/);
     expect(checkUci('config interface lan\0\n')).toBe('NUL byte');

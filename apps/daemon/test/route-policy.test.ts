@@ -88,7 +88,8 @@ describe('every POST route, for every role', () => {
         }
       }
     }
-  });
+    // One sign-in per route and role (a route may end the session): time grows with the route count.
+  }, 120_000);
 
   test('a visitor may read what its role allows but writes nothing, including add/delete/update actions', async () => {
     const guest = await signIn('guest');
@@ -118,7 +119,7 @@ describe('every GET route, for every role', () => {
         else expect(res.json(), label).toEqual({ success: false, msg: 'forbidden' });
       }
     }
-  });
+  }, 120_000);
 
   test('the privilege is read on every request: a demotion applies at once', async () => {
     const mgr = await signIn('manager');

@@ -12,3 +12,6 @@ export * from './helpers/index.js';
 export * from './constants/index.js';
 export * from './status/index.js';
 export * from './network/index.js';
+export * from './hotspot/index.js';
+export * from './firewall/index.js';
+export * from './qos/index.js';

@@ -58,7 +58,15 @@ describe('network declarations', () => {
     };
     for (const [path, name] of Object.entries(expected)) expect(entityByPath(path)?.name, path).toBe(name);
     const modules = new Set(MENU_MAP.flatMap((s) => s.children.map((c) => c.module)));
-    const routes = new Set(MENU_MAP.flatMap((s) => s.children.map((c) => `${s.path === '/' ? '' : s.path}${c.path}`)));
+    // A page or one of its sub-routes (a singleton such as ARP authentication lives on /behavior).
+    const routes = new Set(
+      MENU_MAP.flatMap((s) =>
+        s.children.flatMap((c) => {
+          const base = `${s.path === '/' ? '' : s.path}${c.path}`;
+          return [base, ...(c.sub ?? []).map((sub) => `${base}/${sub}`)];
+        }),
+      ),
+    );
     for (const name of Object.values(expected)) {
       const entity = ENTITIES.find((e) => e.name === name)!;
       expect(modules.has(entity.module), `${name} module ${entity.module}`).toBe(true);
@@ -197,8 +205,8 @@ describe('other Network entities', () => {
   });
 
   it('ARP authentication: redirect needs an http(s) URL', () => {
-    expect(errorsOf(arpAuth, { enabled: true, action: 'redirect', jurl: '' }, 'update')).toEqual({ jurl: 'validation.required' });
-    expect(errorsOf(arpAuth, { enabled: true, action: 'redirect', jurl: 'https://portal.example.com/bind?x=1' }, 'update')).toEqual({});
+    expect(errorsOf(arpAuth, { enabled: true, auth_action: 'redirect', jurl: '' }, 'update')).toEqual({ jurl: 'validation.required' });
+    expect(errorsOf(arpAuth, { enabled: true, auth_action: 'redirect', jurl: 'https://portal.example.com/bind?x=1' }, 'update')).toEqual({});
     for (const bad of ['javascript:alert(1)', 'http://user:pw@example.com/', 'http://exa mple.com/', 'ftp://example.com/', 'http://', 'http://a.com/\n']) {
       expect(isHttpUrl(bad), bad).toBe(false);
     }

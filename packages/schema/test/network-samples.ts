@@ -38,7 +38,7 @@ export const SAMPLE_INPUT = {
     { id: 'vc-hq', type: 'ipsec', name: 'hq', server: '198.51.100.9', peer_subnets: '10.50.0.0/16 10.51.0.0/16', local_id: 'branch.example.com', remote_id: 'hq.example.com', psk: 'pre-shared key 1' },
   ],
   iptv: [{ enable: false, type: 'bridge', wan: 'wan2', wantag: 45, lantag: 100, portnum: 'eth4' }],
-  arpAuth: [{ enabled: true, action: 'drop', jurl: '' }],
+  arpAuth: [{ enabled: true, auth_action: 'drop', jurl: '' }],
 } as const;
 
 /** A record parsed as the write path would store it (defaults filled in); throws when refused. */

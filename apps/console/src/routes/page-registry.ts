@@ -8,6 +8,19 @@ type LazyPage = LazyExoticComponent<ComponentType>;
 export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/dashboard': lazy(() => import('../pages/dashboard/dashboard-page.js')),
   '/system/systemmaintain': lazy(() => import('../pages/system-maintain/system-maintain-page.js')),
+  '/smartqos/qosbase': lazy(() => import('../pages/smartqos/qos-base-page.js')),
+  '/hotspot/voucherbatch': lazy(() => import('../pages/hotspot/voucher-batch-page.js')),
+  '/hotspot/voucher': lazy(() => import('../pages/hotspot/voucher-list-page.js')),
+  '/sysstatus/monitoring': lazy(() => import('../pages/network-status/monitoring-page.js')),
+  '/sysstatus/dhcplease': lazy(() => import('../pages/network-status/dhcp-lease-page.js')),
+  '/sysstatus/linemonitoring': lazy(() => import('../pages/network-status/line-monitoring-page.js')),
+  '/sysstatus/linemonitoring/details': lazy(() => import('../pages/network-status/line-details-page.js')),
+  '/sysstatus/arpinfo': lazy(() => import('../pages/network-status/arp-info-page.js')),
+  '/sysstatus/systemroute': lazy(() => import('../pages/network-status/system-route-page.js')),
+  '/sysstatus/authuserinfo': lazy(() => import('../pages/hotspot-status/auth-user-info-page.js')),
+  '/sysstatus/inneruser': lazy(() => import('../pages/hotspot-status/inner-user-page.js')),
+  '/sysstatus/inneruser/flowdetails': lazy(() => import('../pages/hotspot-status/inner-user-flow-page.js')),
+  '/sysstatus/inneruser/detail': lazy(() => import('../pages/hotspot-status/inner-user-detail-page.js')),
 };
 
 export const PAGE_CATALOGUE: PageCatalogue = {

@@ -1,19 +1,15 @@
 import { join } from 'node:path';
 import type { CommandRunner } from '../engine/command-runner.js';
 import type { FileChecker } from '../engine/engine-types.js';
-import { installFiles, type CheckCommand } from '../engine/file-install.js';
+import { installFiles, LINUX_CHECKS, type CheckCommand } from '../engine/file-install.js';
 import type { DomainRegistry } from './config-domains.js';
 import type { ConfigApplier } from './config-types.js';
 
 /** The sim driver touches nothing on the host: every checker is the daemon's own. */
-const SIM_CHECKS: Record<FileChecker, CheckCommand | 'builtin'> = {
-  nft: 'builtin',
-  dnsmasq: 'builtin',
-  'ip-batch': 'builtin',
-  sysctl: 'builtin',
-  uci: 'builtin',
-  none: 'builtin',
-};
+const SIM_CHECKS = Object.fromEntries(Object.keys(LINUX_CHECKS).map((checker) => [checker, 'builtin'])) as Record<
+  FileChecker,
+  CheckCommand | 'builtin'
+>;
 
 const noCommands: CommandRunner = async (argv) => {
   throw new Error(`the sim driver runs no commands (asked for ${argv[0] ?? '?'})`);

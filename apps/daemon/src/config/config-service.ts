@@ -254,6 +254,31 @@ export class ConfigService {
     return this.applyCommitted(committed, { revision: committed.revision });
   }
 
+  /**
+   * Makes `target` the whole configuration as one new revision without applying it: a
+   * restored backup or the factory defaults take effect at the next start, which applies
+   * everything. Refused while a change waits for its confirmation, whose revert would undo
+   * part of it. `revision` is null when the configuration already was `target`.
+   */
+  replaceForRestart(target: ConfigSnapshot, actor: Actor, summary: string): { ok: true; revision: number | null } | { ok: false; reply: ApiFailure } {
+    try {
+      return this.options.db.transaction(() => {
+        if (this.pending.read()) throw new Refused(failure(APPLY_MSG.confirmPending));
+        const before = this.journal.capture();
+        this.ensureHead(before);
+        const entities = changedEntities(before, target);
+        if (entities.length === 0) return { ok: true as const, revision: null };
+        this.journal.restore(target, entities);
+        const after = this.journal.capture();
+        const changes = diffSnapshots(before, after).map((c) => toJournalChange(this.lookup, c));
+        return { ok: true as const, revision: this.journal.append(actor, summary, changes, after) };
+      })();
+    } catch (error) {
+      if (error instanceof Refused) return { ok: false, reply: error.reply };
+      throw error;
+    }
+  }
+
   /** Keeps the pending change: the token is spent. */
   async confirm(token: string): Promise<{ ok: true; revision: number } | { ok: false; reply: ApiFailure }> {
     const pending = this.pending.read();
@@ -324,6 +349,14 @@ export class ConfigService {
     } catch (error) {
       this.report(error, 'applying the configuration at start failed');
     }
+  }
+
+  /**
+   * Reconnects a DHCP or PPPoE WAN through the driver. The `sim` driver runs no client, so
+   * there is nothing to restart and the call succeeds.
+   */
+  reconnect(wan: string): Promise<boolean> {
+    return this.options.applier.reconnect ? this.options.applier.reconnect(wan) : Promise.resolve(true);
   }
 
   /** Stops the timer and waits for the apply in progress. A pending change stays on disk. */

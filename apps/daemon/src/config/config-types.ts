@@ -53,6 +53,11 @@ export interface ConfigApplier {
   apply(domains: readonly string[], snapshot: ConfigSnapshot, options?: { full?: boolean }): Promise<void>;
   /** Ends what the applier supervises (daemons it started). */
   stop?(): Promise<void>;
+  /**
+   * Reconnects a WAN (`network/reconnect`): a fresh DHCP discover or PPPoE dial. Resolves
+   * false when the WAN has no client this applier runs (a static WAN).
+   */
+  reconnect?(wan: string): Promise<boolean>;
 }
 
 /** A slice of the configuration that is rendered and applied together. */

@@ -27,6 +27,8 @@ export interface LiveStatusSource {
   onlineUsers(): OnlineUserList;
   registration(): Registration;
   system(): SystemInfo;
+  /** The network state behind the status pages, when the source simulates a whole device. */
+  network?: NetworkFacts;
   /** Stops the sampling timer and saves what must survive a restart. Idempotent. */
   stop(): void;
 }
@@ -209,4 +211,77 @@ export class LoadHistory {
     ring.push({ t: bucket, ...values, n: weight });
     while (ring.length > 0 && ring[0]!.t <= bucket - spanMs) ring.shift();
   }
+}
+
+/** One record of the DHCP server's lease file. */
+export interface LeaseRecord {
+  /** End of the lease, ms since the epoch; 0 for an infinite lease. */
+  expires: number;
+  mac: string;
+  ip: string;
+  /** Empty when the client announced none. */
+  hostname: string;
+  clientId: string;
+}
+
+/** One entry of the kernel neighbour table (IPv4 ARP and IPv6 neighbour discovery). */
+export interface NeighbourRecord {
+  ip: string;
+  family: '4' | '6';
+  device: string;
+  /** Lower-case; empty while unresolved. */
+  mac: string;
+  /** Lower-case NUD state; `none` when the kernel reports none. */
+  state: string;
+  router: boolean;
+}
+
+/** One route of any routing table, as the kernel lists it. */
+export interface RouteRecord {
+  family: '4' | '6';
+  /** `main` for the main table, else its name or number. */
+  table: string;
+  type: string;
+  /** Prefix, or `default`. */
+  destination: string;
+  gateway: string;
+  device: string;
+  protocol: string;
+  scope: string;
+  metric: number;
+  source: string;
+  nexthops: { gateway: string; device: string; weight: number }[];
+}
+
+/** Reachability of one address through one device. */
+export interface ProbeRecord {
+  target: string;
+  sent: number;
+  received: number;
+  /** Average round trip in ms; null when nothing answered. */
+  latency: number | null;
+}
+
+/** A WAN line to watch: a simulated device has its own; real devices take theirs from the configuration. */
+export interface WanLine {
+  name: string;
+  device: string;
+  table: number;
+  gateway: string;
+  trackIps: string[];
+}
+
+/**
+ * The network state behind the status pages (leases, neighbours, routes, line probes). Real
+ * drivers read it from the system; the simulator answers from the same simulated clients and
+ * links its live status shows, so the pages agree with one another.
+ */
+export interface NetworkFacts {
+  leases(): Promise<LeaseRecord[]>;
+  neighbours(): Promise<NeighbourRecord[]>;
+  routes(): Promise<RouteRecord[]>;
+  /** Sends a few probes to `target` out of `device`. */
+  probe(device: string, target: string): Promise<ProbeRecord>;
+  /** Present on a simulated device: its own WAN lines. */
+  lines?(): WanLine[];
 }

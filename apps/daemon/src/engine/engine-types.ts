@@ -5,7 +5,7 @@
  */
 
 /** The checker a driver runs on a rendered file before it replaces the old one. */
-export type FileChecker = 'nft' | 'dnsmasq' | 'ip-batch' | 'sysctl' | 'uci' | 'none';
+export type FileChecker = 'nft' | 'dnsmasq' | 'ip-batch' | 'sysctl' | 'uci' | 'tc' | 'pppd' | 'ppp-secret' | 'xl2tpd' | 'swanctl' | 'none';
 
 export interface RenderedFile {
   /** Absolute path on the target system, e.g. `/etc/portico/nftables.nft`. */

@@ -4,6 +4,9 @@ import { dirname, join } from 'node:path';
 import type { CommandRunner } from './command-runner.js';
 import type { FileChecker, RenderedFile } from './engine-types.js';
 import { checkUci } from '../drivers/openwrt/uci-check.js';
+import { checkXl2tpd } from '../domains/network/network-vpn.js';
+import { checkPppdOptions, checkPppSecret } from '../domains/network/network-vpn-pppd.js';
+import { checkSwanctl } from '../domains/network/network-vpn-swanctl.js';
 
 export class FileCheckError extends Error {
   constructor(
@@ -25,12 +28,30 @@ export const LINUX_CHECKS: Record<FileChecker, CheckCommand | 'builtin'> = {
   'ip-batch': 'builtin',
   sysctl: 'builtin',
   uci: 'builtin',
+  tc: 'builtin',
+  // pppd, xl2tpd and strongSwan have no dry run that works without starting them: strict
+  // structural checkers of our own (domains/network/network-vpn*.ts).
+  pppd: 'builtin',
+  'ppp-secret': 'builtin',
+  xl2tpd: 'builtin',
+  swanctl: 'builtin',
   none: 'builtin',
+};
+
+const STRUCTURAL_CHECKS: Partial<Record<FileChecker, (content: string) => string[]>> = {
+  pppd: checkPppdOptions,
+  'ppp-secret': checkPppSecret,
+  xl2tpd: checkXl2tpd,
+  swanctl: checkSwanctl,
 };
 
 const IP_BATCH_LINE = /^(-[46] )?(link|address|addr|route|rule|neigh) [A-Za-z0-9 .:/_@-]+$/;
 // Keys in dotted or slash form (slashes let interface names carry dots: net/ipv4/conf/eth0.35/…).
 const SYSCTL_LINE = /^[a-z0-9_]+([./][A-Za-z0-9_.@-]+)+ = [0-9a-z ]+$/;
+
+// tc has no dry run; its script is plain `qdisc|class|filter add|replace|del dev …` lines, and
+// `# reset <device>` comments that name the devices the driver clears before running it.
+const TC_BATCH_LINE = /^(qdisc|class|filter) (add|replace|change|del) dev [A-Za-z0-9._-]{1,15} [A-Za-z0-9 .:_-]+$/;
 
 /** Checks of our own for formats without a dry-run tool: every line must be plain syntax. */
 export function builtinCheck(checker: FileChecker, content: string): string | null {
@@ -41,6 +62,13 @@ export function builtinCheck(checker: FileChecker, content: string): string | nu
     return bad === undefined ? null : `not an ip batch command: ${JSON.stringify(bad.slice(0, 80))}`;
   }
   if (checker === 'uci') return checkUci(content);
+  const structural = STRUCTURAL_CHECKS[checker];
+  if (structural) return structural(content)[0] ?? null;
+  if (checker === 'tc') {
+    const bad = lines.find((l) => !TC_BATCH_LINE.test(l));
+    if (bad === undefined && !/^# reset /m.test(content) && lines.length) return 'a tc script names no device it resets';
+    return bad === undefined ? null : `not a tc batch command: ${JSON.stringify(bad.slice(0, 80))}`;
+  }
   if (checker === 'sysctl') {
     const bad = lines.find((l) => !SYSCTL_LINE.test(l));
     return bad === undefined ? null : `not a sysctl setting: ${JSON.stringify(bad.slice(0, 80))}`;

@@ -78,6 +78,40 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; sql: string }> = [
       );
     `,
   },
+  {
+    name: 'hotspot local users and vouchers',
+    sql: `
+      CREATE TABLE hotspot_local_users (
+        id TEXT PRIMARY KEY,
+        username TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        password_hash TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE TABLE voucher_batches (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        codelength INTEGER NOT NULL,
+        amount INTEGER NOT NULL,
+        validity INTEGER NOT NULL,
+        unit TEXT NOT NULL,
+        usernum INTEGER NOT NULL,
+        plan TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE vouchers (
+        id TEXT PRIMARY KEY,
+        batch_id TEXT NOT NULL REFERENCES voucher_batches(id) ON DELETE CASCADE,
+        serial INTEGER NOT NULL,
+        code_hash TEXT NOT NULL UNIQUE,
+        first_used INTEGER,
+        expires_at INTEGER,
+        macs TEXT NOT NULL DEFAULT '[]'
+      );
+      CREATE INDEX vouchers_batch ON vouchers(batch_id, serial);
+    `,
+  },
 ];
 
 /** Opens (creating if needed) the database and brings its schema up to date. */

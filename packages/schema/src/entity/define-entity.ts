@@ -14,7 +14,9 @@ export type FieldWidget =
   | 'switch'
   | 'select'
   | 'tags'
-  | 'textarea';
+  | 'textarea'
+  /** A textarea over a list of single-line strings, one element per line. */
+  | 'lines';
 
 /** A visibility rule is data, so the server, the form and tests read the same rule. */
 export type VisibleWhen =
@@ -31,6 +33,20 @@ export interface FormFieldDef {
   addOnly?: boolean;
   /** On edit an empty value keeps the stored one (passwords). */
   keepWhenEmpty?: boolean;
+}
+
+/**
+ * A command on one row of a list, beside edit and delete (e.g. reconnect a WAN): the console
+ * posts `{ [param]: row[field] }` to `/api/<path>`. Its label is `<entity>.action.<key>` and
+ * its success notice `<entity>.action.<key>Done`.
+ */
+export interface RowActionDef {
+  key: string;
+  path: string;
+  param: string;
+  field: string;
+  /** Shown only on rows the rule holds for. */
+  visibleWhen?: VisibleWhen;
 }
 
 export interface FormTabDef {
@@ -64,6 +80,9 @@ export interface EntityDef<S extends z.ZodObject = z.ZodObject> {
   refine?: (value: z.infer<S>, ctx: RefineContext, mode: 'add' | 'update') => void;
   list?: { columns: ReadonlyArray<ListColumnDef>; defaultSort?: string };
   form?: { tabs: ReadonlyArray<FormTabDef> };
+  rowActions?: ReadonlyArray<RowActionDef>;
+  /** Buttons above the list leading to related pages (a singleton of settings); label `<entity>.link.<key>`. */
+  links?: ReadonlyArray<{ key: string; route: string }>;
   /** A write can cut the administrator off: applied with a confirmation deadline. */
   cutsAccess?: boolean;
   /** Upper bound on rows, enforced on add. */

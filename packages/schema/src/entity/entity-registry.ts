@@ -11,6 +11,24 @@ import { multiWan } from '../network/multi-wan.js';
 import { portAttribute } from '../network/port-attribute.js';
 import { iptv } from '../network/iptv-config.js';
 import { vpnClient } from '../network/vpn-client.js';
+import { hotspotZone } from '../hotspot/hotspot-zone.js';
+import { hotspotPortal, hotspotTerms } from '../hotspot/hotspot-portal.js';
+import { hotspotAccounting, hotspotPlan } from '../hotspot/hotspot-plan.js';
+import { hotspotUser, hotspotUserBatch } from '../hotspot/hotspot-user.js';
+import { hotspotBlacklist, hotspotWhitelist } from '../hotspot/hotspot-lists.js';
+import { hotspotLocalNotice, hotspotReminder } from '../hotspot/hotspot-notices.js';
+import { firewallPortMapping } from '../firewall/firewall-port-mapping.js';
+import { firewallNat } from '../firewall/firewall-nat.js';
+import { firewallHostMapping } from '../firewall/firewall-host-mapping.js';
+import { firewallAcl } from '../firewall/firewall-acl.js';
+import { firewallLanForward } from '../firewall/firewall-lan-forward.js';
+import { firewallShareBlock } from '../firewall/firewall-share-block.js';
+import { firewallConnLimit, firewallSessionLimit } from '../firewall/firewall-conn-limit.js';
+import { firewallDmz } from '../firewall/firewall-dmz.js';
+import { qosBase } from '../qos/qos-base.js';
+import { qosIpRule, qosMacRule } from '../qos/qos-bandwidth-rule.js';
+import { qosDomainRule, qosPortRule } from '../qos/qos-class-rule.js';
+import { qosIsp, qosLoadBalance } from '../qos/qos-load-balance.js';
 
 /**
  * Every declared entity, one line each. The daemon registers routes for all of them, the
@@ -29,6 +47,33 @@ export const ENTITIES: readonly AnyEntity[] = [
   portAttribute as unknown as AnyEntity,
   iptv as unknown as AnyEntity,
   vpnClient as unknown as AnyEntity,
+  hotspotZone as unknown as AnyEntity,
+  hotspotPortal as unknown as AnyEntity,
+  hotspotTerms as unknown as AnyEntity,
+  hotspotPlan as unknown as AnyEntity,
+  hotspotAccounting as unknown as AnyEntity,
+  hotspotUser as unknown as AnyEntity,
+  hotspotUserBatch as unknown as AnyEntity,
+  hotspotWhitelist as unknown as AnyEntity,
+  hotspotBlacklist as unknown as AnyEntity,
+  hotspotReminder as unknown as AnyEntity,
+  hotspotLocalNotice as unknown as AnyEntity,
+  firewallPortMapping as unknown as AnyEntity,
+  firewallNat as unknown as AnyEntity,
+  firewallHostMapping as unknown as AnyEntity,
+  firewallAcl as unknown as AnyEntity,
+  firewallLanForward as unknown as AnyEntity,
+  firewallShareBlock as unknown as AnyEntity,
+  firewallSessionLimit as unknown as AnyEntity,
+  firewallConnLimit as unknown as AnyEntity,
+  firewallDmz as unknown as AnyEntity,
+  qosBase as unknown as AnyEntity,
+  qosIpRule as unknown as AnyEntity,
+  qosMacRule as unknown as AnyEntity,
+  qosPortRule as unknown as AnyEntity,
+  qosDomainRule as unknown as AnyEntity,
+  qosLoadBalance as unknown as AnyEntity,
+  qosIsp as unknown as AnyEntity,
 ];
 
 export function entityByPath(path: string): AnyEntity | undefined {

@@ -93,7 +93,7 @@ export const MENU_MAP: readonly MenuSectionDef[] = [
       page('acl', { sub: ADD_EDIT }),
       page('lan2lan'),
       page('shareblock'),
-      page('connectionlimit', { sub: ADD_EDIT }),
+      page('connectionlimit', { sub: [...ADD_EDIT, 'settings'] }),
       page('dmz', { sub: ADD_EDIT }),
     ],
   },

@@ -15,6 +15,7 @@ export const iptv = defineEntity({
   name: 'iptv',
   path: 'iptv',
   module: 'iptv',
+  route: '/appcenter/iptv',
   kind: 'singleton',
   schema: z.object({
     enable: z.boolean().default(false),

@@ -134,6 +134,8 @@ export const networkInterface = defineEntity({
       },
     ],
   },
+  // A DHCP or PPPoE WAN can be told to renew or redial (spec §7 network/reconnect).
+  rowActions: [{ key: 'reconnect', path: 'network/reconnect', param: 'ifname', field: 'ifname', visibleWhen: { field: 'proto', in: ['dhcp', 'pppoe'] } }],
   cutsAccess: true,
   maxRows: 32,
 });

@@ -12,6 +12,7 @@ import type { PortAttribute } from './port-attribute.js';
 import type { StaticRoute } from './static-route.js';
 import type { Vlan } from './vlan-interface.js';
 import type { VpnClient } from './vpn-client.js';
+import type { FirewallAcl, FirewallDmz, FirewallHostMapping, FirewallLanForward, FirewallNat, FirewallPortMapping, FirewallShareBlock } from '../firewall/index.js';
 
 /**
  * Rules of the Network section that need other stored records (spec §5, §8). Each is a pure
@@ -37,7 +38,26 @@ export interface NetworkRows {
   vpnClient?: readonly VpnClient[];
   iptv?: readonly Iptv[];
   arpAuth?: readonly ArpAuth[];
+  // Firewall rows name interfaces too: an interface they use cannot be deleted.
+  firewallPortMapping?: readonly FirewallPortMapping[];
+  firewallNat?: readonly FirewallNat[];
+  firewallHostMapping?: readonly FirewallHostMapping[];
+  firewallAcl?: readonly FirewallAcl[];
+  firewallDmz?: readonly FirewallDmz[];
+  firewallLanForward?: readonly FirewallLanForward[];
+  firewallShareBlock?: readonly FirewallShareBlock[];
 }
+
+/** Entities outside the Network section whose rows name interfaces, read for the delete rules. */
+export const INTERFACE_USER_ENTITIES = [
+  'firewallPortMapping',
+  'firewallNat',
+  'firewallHostMapping',
+  'firewallAcl',
+  'firewallDmz',
+  'firewallLanForward',
+  'firewallShareBlock',
+] as const;
 
 export type FieldErrorMap = Record<string, string>;
 /** Field errors, a message key, or undefined when the change is accepted. */
@@ -170,6 +190,17 @@ function referencedNames(rows: NetworkRows): Set<string> {
   for (const row of rows.arpBind ?? []) if (row.interface) names.add(row.interface);
   const iptv = enabledIptv(rows);
   if (iptv) names.add(iptv.wan);
+  const firewallNames = [
+    ...(rows.firewallPortMapping ?? []).map((row) => row.wan),
+    ...(rows.firewallHostMapping ?? []).map((row) => row.wan),
+    ...(rows.firewallDmz ?? []).map((row) => row.wan),
+    ...(rows.firewallNat ?? []).map((row) => row.outif),
+    ...(rows.firewallAcl ?? []).map((row) => row.iface),
+    ...(rows.firewallLanForward ?? []).flatMap((row) => [...row.lan, ...row.rejlan]),
+    ...(rows.firewallShareBlock ?? []).flatMap((row) => row.ifname),
+  ];
+  // An empty name means "every WAN" or "any interface": it names none.
+  for (const name of firewallNames) if (name) names.add(name);
   return names;
 }
 

@@ -1,6 +1,7 @@
-import type { AnyEntity, ApiReply, ListPage } from '@portico/schema';
+import type { AnyEntity, ApiReply, ListPage, RowActionDef } from '@portico/schema';
 import { apiGet, apiPost } from '../../api/api-client.js';
 import { deleteBody, listQuery, type ListState } from './entity-list-query.js';
+import { ruleHolds, type FormValues } from './entity-form-model.js';
 
 /** The calls of the generic entity pages (DESIGN §3), all addressed by the entity's API path. */
 
@@ -35,4 +36,13 @@ export function deleteEntityRecords(
   target: { id: string } | { ids: readonly string[] },
 ): Promise<ApiReply<unknown>> {
   return apiPost(entity.path, deleteBody(target));
+}
+
+/** The row commands a record offers (its declaration's rules decide). */
+export function rowActionsOf(entity: AnyEntity, record: EntityRecord): RowActionDef[] {
+  return (entity.rowActions ?? []).filter((action) => !action.visibleWhen || ruleHolds(action.visibleWhen, record as FormValues));
+}
+
+export function postRowAction(action: RowActionDef, record: EntityRecord): Promise<ApiReply<unknown>> {
+  return apiPost(action.path, { [action.param]: record[action.field] });
 }

@@ -107,6 +107,7 @@ export function EntityFieldInput({ field, value, error, disabled, onChange }: En
         />
       );
     case 'textarea':
+    case 'lines':
       return (
         <Textarea
           {...common}

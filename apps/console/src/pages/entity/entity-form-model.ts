@@ -201,6 +201,8 @@ export function toFieldValue(field: FormFieldModel, value: unknown): FieldValue 
     case 'tags':
       if (Array.isArray(value)) return value.map(String);
       return typeof value === 'string' ? value.split(/\s+/).filter(Boolean) : [];
+    case 'lines':
+      return Array.isArray(value) ? value.map(String).join('\n') : String(value);
     case 'number':
       return typeof value === 'number' ? value : Number.isFinite(Number(value)) && value !== '' ? Number(value) : '';
     case 'select': {
@@ -271,6 +273,11 @@ export function formPayload(model: FormModel, values: FormValues): Record<string
     if (field.readOnly || !isFieldVisible(model, field.name, values)) continue;
     const value = values[field.name];
     if (value === undefined || value === null) continue;
+    if (field.widget === 'lines' && typeof value === 'string') {
+      // Trailing blank lines are dropped; blank lines inside are paragraph breaks.
+      out[field.name] = value === '' ? [] : value.replace(/\r\n?/g, '\n').replace(/\n+$/, '').split('\n');
+      continue;
+    }
     if (field.widget === 'number' && typeof value === 'string') {
       if (value.trim() === '') continue;
       // Text that is not a number is sent as typed, so the schema reports it.

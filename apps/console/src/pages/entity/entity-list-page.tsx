@@ -19,7 +19,7 @@ import {
 import { useDebouncedValue } from '@mantine/hooks';
 import { useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import type { AnyEntity, ListColumnDef } from '@portico/schema';
+import type { AnyEntity, ListColumnDef, RowActionDef } from '@portico/schema';
 import { showSuccessNotice } from '../../shell/notice.js';
 import { columnHeaderKey, formatCell, rowId, type CellContext, type CellView } from './entity-columns.js';
 import {
@@ -34,8 +34,9 @@ import {
   writeListState,
   type ListState,
 } from './entity-list-query.js';
-import { deleteEntityRecords, fetchEntityPage, type EntityRecord } from './entity-api.js';
+import { deleteEntityRecords, fetchEntityPage, postRowAction, rowActionsOf, type EntityRecord } from './entity-api.js';
 import { addRouteOf, editRouteOf, listRouteOf } from './entity-routes.js';
+import EntityFormPage from './entity-form-page.js';
 
 type DeleteTarget = { id: string } | { ids: string[] };
 
@@ -80,7 +81,12 @@ function SortMark({ active, order }: { active: boolean; order: 'asc' | 'desc' })
  * List page of any declared collection (DESIGN §2): columns, search, paging, sorting, add,
  * edit and delete come from the declaration; nothing here knows a particular entity.
  */
+/** A singleton has no list: its route shows its one record's form. */
 export default function EntityListPage({ entity }: { entity: AnyEntity }) {
+  return entity.kind === 'singleton' ? <EntityFormPage entity={entity} mode="edit" /> : <EntityCollectionPage entity={entity} />;
+}
+
+function EntityCollectionPage({ entity }: { entity: AnyEntity }) {
   const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const location = useLocation();
@@ -165,6 +171,18 @@ export default function EntityListPage({ entity }: { entity: AnyEntity }) {
     setSelected(on ? new Set(pageIds) : new Set());
   }
 
+  const [runningAction, setRunningAction] = useState<string | null>(null);
+  async function runRowAction(action: RowActionDef, record: EntityRecord, id: string) {
+    setRunningAction(`${action.key}:${id}`);
+    try {
+      // Failures are reported by the API client.
+      const reply = await postRowAction(action, record);
+      if (reply.success) showSuccessNotice(t(`${entity.name}.action.${action.key}Done`));
+    } finally {
+      setRunningAction(null);
+    }
+  }
+
   async function confirmDelete() {
     if (!pendingDelete || deleting) return;
     setDeleting(true);
@@ -212,6 +230,11 @@ export default function EntityListPage({ entity }: { entity: AnyEntity }) {
               {t('entity.deleteSelected', { count: selected.size })}
             </Button>
           )}
+          {(entity.links ?? []).map((link) => (
+            <Button key={link.key} variant="default" data-testid={`entity-link-${link.key}`} onClick={() => navigate(link.route)}>
+              {t(`${entity.name}.link.${link.key}`)}
+            </Button>
+          ))}
           <Button data-testid="entity-add" onClick={() => navigate(addRouteOf(listRoute))}>
             {t('entity.add')}
           </Button>
@@ -300,6 +323,18 @@ export default function EntityListPage({ entity }: { entity: AnyEntity }) {
                         >
                           {t('entity.edit')}
                         </Button>
+                        {rowActionsOf(entity, record).map((action) => (
+                          <Button
+                            key={action.key}
+                            size="xs"
+                            variant="light"
+                            data-testid={`entity-action-${action.key}-${id}`}
+                            loading={runningAction === `${action.key}:${id}`}
+                            onClick={() => void runRowAction(action, record, id)}
+                          >
+                            {t(`${entity.name}.action.${action.key}`)}
+                          </Button>
+                        ))}
                         <Button
                           size="xs"
                           variant="light"

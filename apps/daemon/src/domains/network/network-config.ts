@@ -57,9 +57,18 @@ export const NETWORK_FILES = {
   igmpproxy: '/etc/portico/igmpproxy.conf',
   /** What the WAN health monitor probes and the default routes it rewrites (JSON). */
   wanHealth: '/etc/portico/wan-health.json',
+  /** The DHCP WANs whose client the daemon runs (JSON). */
+  wanDhcp: '/etc/portico/wan-dhcp.json',
   leases: '/var/lib/portico/dnsmasq.leases',
   /** Upstream DNS servers learnt by DHCP and PPPoE WANs, written by their clients. */
   wanResolv: '/run/portico/resolv.wan',
+  /** IPsec clients as a strongSwan swanctl.conf fragment; their pre-shared keys apart (0600). */
+  swanctl: '/etc/portico/swanctl.conf',
+  swanctlSecrets: '/etc/portico/swanctl-secrets.conf',
+  /** L2TP clients: xl2tpd's lac sections. */
+  xl2tpd: '/etc/portico/xl2tpd.conf',
+  /** pppd options and secret files: `wan<n>` per PPPoE WAN, `vpn<n>` per PPTP or L2TP client. */
+  pppDir: '/etc/portico/ppp',
 } as const;
 
 /** Folders the services write into; the driver creates them before starting anything. */

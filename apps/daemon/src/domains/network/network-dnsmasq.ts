@@ -1,4 +1,5 @@
 import { dhcpPool, intToIpv4 } from '@portico/schema';
+import { assertInert } from '../../engine/engine-types.js';
 import { NETWORK_FILES } from './network-config.js';
 import type { NetworkPlan } from './network-plan.js';
 import { device, hostLabel, identifier, integer, ipv4, mac, cidr6 } from './network-syntax.js';
@@ -10,7 +11,7 @@ import { device, hostLabel, identifier, integer, ipv4, mac, cidr6 } from './netw
  * value is a validated address, MAC, device name or host label: none can hold a comma or a
  * line break, which are dnsmasq's separators.
  */
-export function renderDnsmasq(plan: NetworkPlan, root = ''): string {
+export function renderDnsmasq(plan: NetworkPlan, root = '', extra: readonly string[] = []): string {
   const lines = [
     '# Portico DNS and DHCP service. Generated; changes are overwritten.',
     'port=53',
@@ -51,6 +52,8 @@ export function renderDnsmasq(plan: NetworkPlan, root = ''): string {
     }
   }
   if (ra) lines.push('enable-ra');
+  // Other features' lines (ruleset parts): each one line, never a line break.
+  for (const line of extra) lines.push(assertInert(line, 'dnsmasq line'));
   for (const host of plan.config.dhcpStatic) {
     const name = host.hostname ? `,${hostLabel(host.hostname)}` : '';
     lines.push(`dhcp-host=${mac(host.mac)},${ipv4(host.ip)}${name}`);

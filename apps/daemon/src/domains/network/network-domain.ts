@@ -1,4 +1,4 @@
-import { ENTITIES, MSG, NETWORK_RULES, type NetworkRows } from '@portico/schema';
+import { ENTITIES, INTERFACE_USER_ENTITIES, MSG, NETWORK_RULES, type NetworkRows } from '@portico/schema';
 import type { Db } from '../../plugins/db-open.js';
 import { failure } from '../../plugins/api-envelope.js';
 import type { Settings } from '../../settings.js';
@@ -78,9 +78,10 @@ export function networkDomain(
 /** Stored rows of every network entity, for the cross-record rules. */
 export function readNetworkRows(db: Db): NetworkRows {
   const out: Record<string, EntityRow[]> = {};
+  const names = [...NETWORK_ENTITY_NAMES, ...INTERFACE_USER_ENTITIES];
   const rows = db
-    .prepare(`SELECT entity, id, data FROM config_rows WHERE entity IN (${NETWORK_ENTITY_NAMES.map(() => '?').join(',')}) ORDER BY rowid`)
-    .all(...NETWORK_ENTITY_NAMES) as Array<{ entity: string; id: string; data: string }>;
+    .prepare(`SELECT entity, id, data FROM config_rows WHERE entity IN (${names.map(() => '?').join(',')}) ORDER BY rowid`)
+    .all(...names) as Array<{ entity: string; id: string; data: string }>;
   for (const row of rows) {
     const data = JSON.parse(row.data) as EntityRow;
     (out[row.entity] ??= []).push(SINGLETONS.has(row.entity) ? data : { ...data, id: row.id });

@@ -209,6 +209,27 @@ export function renderWanHealth(plan: NetworkPlan): string {
   return `${JSON.stringify(config, null, 2)}\n`;
 }
 
+/**
+ * The DHCP WANs whose client the daemon supervises (wan-dhcp.json): device, default-route
+ * metric, and with multi-WAN the WAN's table and source-rule priority.
+ */
+export function renderWanDhcp(plan: NetworkPlan): string {
+  const clients = plan.wans
+    .filter((wan) => wan.row.proto === 'dhcp')
+    .map((wan) => ({
+      name: device(wan.name),
+      device: device(wan.l3),
+      metric: Number(integer(wan.metric, 0, 9999, 'metric')),
+      ...(plan.multiWan
+        ? {
+            table: Number(table(wan)),
+            rulePriority: Number(integer(RULE_PRIORITY_SOURCE + wan.index, RULE_PRIORITY_SOURCE, RULE_PRIORITY_SOURCE + 99, 'rule priority')),
+          }
+        : {}),
+    }));
+  return `${JSON.stringify({ clients }, null, 2)}\n`;
+}
+
 export function renderRoutesBatch(plan: NetworkPlan): string {
   const lines = [HEADER, '# Run with ip -force -batch: a route through a link that is down fails alone.'];
   for (const route of plan.config.staticRoutes) {

@@ -51,7 +51,7 @@ export function renderNftables(
   const auth = plan.config.arpAuth;
   const noticePort = integer(options.arpAuthNoticePort, 1, 65_535, 'notice port');
   const adminPorts = options.adminPorts.map((p) => integer(p, 1, 65_535, 'admin port'));
-  const redirecting = auth.enabled && auth.action === 'redirect';
+  const redirecting = auth.enabled && auth.auth_action === 'redirect';
 
   const out: string[] = [
     '# Portico network ruleset. Generated; changes are overwritten.',

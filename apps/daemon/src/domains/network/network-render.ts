@@ -1,12 +1,14 @@
 import type { RenderedFile, RenderOutput } from '../../engine/engine-types.js';
 import { DEFAULT_RENDER_OPTIONS, NETWORK_DIRS, NETWORK_FILES, type NetworkConfig, type NetworkRenderOptions } from './network-config.js';
 import { renderDnsmasq } from './network-dnsmasq.js';
-import { renderLinksBatch, renderRoutesBatch, renderStateBatch, renderWanHealth } from './network-ip-batch.js';
+import { renderLinksBatch, renderRoutesBatch, renderStateBatch, renderWanDhcp, renderWanHealth } from './network-ip-batch.js';
 import { renderNftables } from './network-nftables.js';
 import { planNetwork, type NetworkPlan } from './network-plan.js';
 import type { RulesetPart } from './network-ruleset-parts.js';
 import { renderEthtool, renderIgmpProxy } from './network-ports.js';
+import { renderPppoeFiles } from './network-pppoe.js';
 import { renderSysctl } from './network-sysctl.js';
+import { renderVpnClientFiles } from './network-vpn.js';
 
 /**
  * The Network section rendered for the `linux` driver (DESIGN §5): pure, configuration in,
@@ -29,9 +31,12 @@ export function renderNetwork(
     { target: NETWORK_FILES.stateBatch, content: renderStateBatch(plan), check: 'ip-batch' },
     { target: NETWORK_FILES.routesBatch, content: renderRoutesBatch(plan), check: 'ip-batch' },
     { target: NETWORK_FILES.wanHealth, content: renderWanHealth(plan), check: 'none' },
+    { target: NETWORK_FILES.wanDhcp, content: renderWanDhcp(plan), check: 'none' },
     { target: NETWORK_FILES.dnsmasq, content: renderDnsmasq(plan, options.systemRoot ?? '', parts.flatMap((p) => p.dnsmasq ?? [])), check: 'dnsmasq' },
   ];
   const igmp = renderIgmpProxy(plan);
   if (igmp) files.push({ target: NETWORK_FILES.igmpproxy, content: igmp, check: 'none' });
+  // Dialled links: configuration only, read by their diallers (PPPoE WANs, VPN clients).
+  files.push(...renderPppoeFiles(plan), ...renderVpnClientFiles(plan));
   return [{ domain: 'network', files, dirs: [...NETWORK_DIRS] }];
 }

@@ -54,6 +54,8 @@ export interface RulesetPart {
   name: string;
   filter?: NftTablePart<FilterHook>;
   nat?: NftTablePart<NatHook>;
+  /** Lines added to dnsmasq.conf (e.g. `nftset=`, `dhcp-option=`), built from validated values. */
+  dnsmasq?: readonly string[];
 }
 
 /**

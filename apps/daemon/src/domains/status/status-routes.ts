@@ -12,6 +12,7 @@ import {
 } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
 import { envelope, success } from '../../plugins/api-envelope.js';
+import { registerNetworkStatusRoutes } from './status-network-routes.js';
 
 /**
  * Live data reads (spec §3 "Dashboard", "Statistics"). Each read belongs to the pages that show
@@ -75,4 +76,6 @@ export function registerStatusRoutes(root: FastifyInstance, ctx: AppContext): vo
     },
     async () => success(live.system()),
   );
+
+  registerNetworkStatusRoutes(root, ctx);
 }

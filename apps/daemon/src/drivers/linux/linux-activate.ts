@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandRunner } from '../../engine/command-runner.js';
 import type { RenderedFile } from '../../engine/engine-types.js';
+import { tcDelta } from '../../domains/qos/qos-tc.js';
 
 export class ActivationError extends Error {
   constructor(
@@ -69,6 +70,31 @@ export function createLinuxActivator(options: {
     dnsmasqConf = conf;
   }
 
+  // The tc script last made live per file: a change of leaf classes only is applied as a delta.
+  const liveTc = new Map<string, string>();
+
+  async function applyTc(file: RenderedFile, path: string): Promise<void> {
+    const previous = liveTc.get(file.target);
+    const delta = previous === undefined ? null : tcDelta(previous, file.content);
+    liveTc.delete(file.target);
+    if (delta) {
+      if (delta.length) {
+        const deltaPath = `${path}.delta`;
+        await writeFile(deltaPath, `${delta.join('\n')}\n`);
+        try {
+          await runOrThrow(file.target, ['tc', '-batch', deltaPath]);
+        } finally {
+          await rm(deltaPath, { force: true });
+        }
+      }
+    } else {
+      // The devices the script owns start from nothing: their old tree (or none) goes first.
+      for (const [, dev] of file.content.matchAll(/^# reset ([A-Za-z0-9._-]{1,15})$/gm)) await options.run(['tc', 'qdisc', 'del', 'dev', dev!, 'root']);
+      await runOrThrow(file.target, ['tc', '-batch', path]);
+    }
+    liveTc.set(file.target, file.content);
+  }
+
   async function runOrThrow(target: string, argv: string[]): Promise<string> {
     const result = await options.run(argv);
     if (result.exitCode !== 0) throw new ActivationError(target, (result.stderr || result.stdout).slice(0, 2000));
@@ -94,9 +120,7 @@ export function createLinuxActivator(options: {
             await startDnsmasq(path);
             break;
           case 'tc':
-            // The devices the script owns start from nothing: their old tree (or none) goes first.
-            for (const [, dev] of file.content.matchAll(/^# reset ([A-Za-z0-9._-]{1,15})$/gm)) await options.run(['tc', 'qdisc', 'del', 'dev', dev!, 'root']);
-            await runOrThrow(file.target, ['tc', '-batch', path]);
+            await applyTc(file, path);
             break;
           default:
             options.consumers?.get(file.target)?.(file.content);

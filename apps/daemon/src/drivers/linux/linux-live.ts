@@ -28,8 +28,14 @@ import {
   localIsoTime,
   round1,
   writeFileAtomic,
+  type LeaseRecord,
   type LiveStatusSource,
+  type NeighbourRecord,
+  type NetworkFacts,
+  type ProbeRecord,
+  type RouteRecord,
 } from '../live-source.js';
+import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
 import {
   ARP_COMPLETE,
   cpuPercentBetween,
@@ -39,7 +45,11 @@ import {
   parseCpuinfo,
   parseDefaultRoutes,
   parseDnsmasqLeases,
+  parseIpNeigh,
+  parseIpRoutes,
+  parseLeaseFile,
   parseLoadavg,
+  parsePing,
   parseMeminfo,
   parseNetDev,
   parseUptime,
@@ -514,6 +524,57 @@ export function createLinuxLive(options: LinuxLiveOptions): LiveStatusSource {
       const wasRunning = timer !== null;
       timer = null;
       if (wasRunning) saveHistory();
+    },
+  };
+}
+
+export interface LinuxNetworkFactsOptions {
+  /** dnsmasq lease file (under the system root). */
+  leasesFile: string;
+  run?: CommandRunner;
+}
+
+/** Probes per round and how long a round may take: a 5-second refresh leaves room for both. */
+const PROBE_COUNT = '3';
+const PROBE_DEADLINE_S = '3';
+const COMMAND_TIMEOUT_MS = 10_000;
+
+/**
+ * The network state of a Linux host: the lease file, and `ip -j` for neighbours and routes of
+ * every table. ping comes from iputils when present, else from busybox.
+ */
+export function createLinuxNetworkFacts(options: LinuxNetworkFactsOptions): NetworkFacts {
+  const run = options.run ?? runCommand;
+  let pingCommand: readonly string[] = ['ping'];
+
+  const ipJson = async (args: string[]): Promise<string> => {
+    const result = await run(['ip', '-j', ...args], { timeoutMs: COMMAND_TIMEOUT_MS });
+    return result.exitCode === 0 ? result.stdout : '[]';
+  };
+
+  return {
+    async leases(): Promise<LeaseRecord[]> {
+      return parseLeaseFile(readText(options.leasesFile) ?? '');
+    },
+
+    async neighbours(): Promise<NeighbourRecord[]> {
+      return parseIpNeigh(await ipJson(['neigh', 'show']));
+    },
+
+    async routes(): Promise<RouteRecord[]> {
+      const [v4, v6] = await Promise.all([ipJson(['-4', 'route', 'show', 'table', 'all']), ipJson(['-6', 'route', 'show', 'table', 'all'])]);
+      return [...parseIpRoutes(v4, '4'), ...parseIpRoutes(v6, '6')];
+    },
+
+    async probe(device: string, target: string): Promise<ProbeRecord> {
+      const args = ['-q', '-c', PROBE_COUNT, '-W', '1', '-w', PROBE_DEADLINE_S, '-I', device, target];
+      let result = await run([...pingCommand, ...args], { timeoutMs: COMMAND_TIMEOUT_MS });
+      if (/ENOENT/.test(result.stderr) && pingCommand[0] === 'ping') {
+        pingCommand = ['busybox', 'ping'];
+        result = await run([...pingCommand, ...args], { timeoutMs: COMMAND_TIMEOUT_MS });
+      }
+      const summary = parsePing(result.stdout) ?? { sent: Number(PROBE_COUNT), received: 0, latency: null };
+      return { target, ...summary };
     },
   };
 }

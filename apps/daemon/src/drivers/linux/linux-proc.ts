@@ -202,3 +202,152 @@ export function parseDnsmasqLeases(text: string): Map<string, string> {
   }
   return out;
 }
+
+/*
+ * Parsers of `ip -j` (iproute2 JSON) and of the lease file and ping summaries the network
+ * status pages read. Records that do not have the expected shape are skipped.
+ */
+
+type JsonObject = Record<string, unknown>;
+
+function jsonArray(text: string): JsonObject[] {
+  try {
+    const value: unknown = JSON.parse(text.trim() === '' ? '[]' : text);
+    return Array.isArray(value) ? value.filter((v): v is JsonObject => typeof v === 'object' && v !== null) : [];
+  } catch {
+    return [];
+  }
+}
+
+const str = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
+const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : 0);
+
+export interface LeaseFileRecord {
+  /** ms since the epoch; 0 for an infinite lease. */
+  expires: number;
+  mac: string;
+  ip: string;
+  hostname: string;
+  clientId: string;
+}
+
+/**
+ * dnsmasq's lease file, every record: `expiry mac ip hostname client-id`, expiry in seconds
+ * since the epoch (0 = infinite), `*` for a missing host name or client id. IPv6 leases (after
+ * the `duid` line) name an IAID instead of a MAC and are not part of the DHCPv4 lease list.
+ */
+export function parseLeaseFile(text: string): LeaseFileRecord[] {
+  const out: LeaseFileRecord[] = [];
+  for (const line of text.split('\n')) {
+    const fields = line.trim().split(/\s+/);
+    if (fields[0] === 'duid') break;
+    const [expiry, mac, ip, hostname, clientId] = fields;
+    if (!expiry || !/^\d+$/.test(expiry) || !mac || !ip) continue;
+    if (!/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(mac) || !/^\d{1,3}(\.\d{1,3}){3}$/.test(ip)) continue;
+    out.push({
+      expires: Number(expiry) * 1000,
+      mac: mac.toLowerCase(),
+      ip,
+      hostname: hostname && hostname !== '*' ? hostname : '',
+      clientId: clientId && clientId !== '*' ? clientId : '',
+    });
+  }
+  return out;
+}
+
+export interface IpNeighbour {
+  ip: string;
+  family: '4' | '6';
+  device: string;
+  mac: string;
+  state: string;
+  router: boolean;
+}
+
+/** `ip -j neigh show`: `{dst, dev, lladdr?, router?, state: ["REACHABLE"]}`; both families. */
+export function parseIpNeigh(text: string): IpNeighbour[] {
+  const out: IpNeighbour[] = [];
+  for (const entry of jsonArray(text)) {
+    const ip = str(entry.dst);
+    const device = str(entry.dev);
+    if (!ip || !device) continue;
+    const states = Array.isArray(entry.state) ? entry.state.map(str).filter(Boolean) : [];
+    out.push({
+      ip,
+      family: ip.includes(':') ? '6' : '4',
+      device,
+      mac: str(entry.lladdr).toLowerCase(),
+      state: (states[0] ?? 'none').toLowerCase(),
+      // iproute2 prints a flag that is set as a key with a null value.
+      router: 'router' in entry,
+    });
+  }
+  return out;
+}
+
+export interface IpRoute {
+  family: '4' | '6';
+  table: string;
+  type: string;
+  destination: string;
+  gateway: string;
+  device: string;
+  protocol: string;
+  scope: string;
+  metric: number;
+  source: string;
+  nexthops: { gateway: string; device: string; weight: number }[];
+}
+
+/**
+ * `ip -j -4|-6 route show table all`. The main table's routes carry no `table` key; a unicast
+ * route no `type`; a multipath route lists its paths under `nexthops`.
+ */
+export function parseIpRoutes(text: string, family: '4' | '6'): IpRoute[] {
+  const out: IpRoute[] = [];
+  for (const entry of jsonArray(text)) {
+    const destination = str(entry.dst);
+    if (!destination) continue;
+    const nexthops = Array.isArray(entry.nexthops)
+      ? entry.nexthops
+          .filter((hop): hop is JsonObject => typeof hop === 'object' && hop !== null)
+          .map((hop) => ({ gateway: str(hop.gateway), device: str(hop.dev), weight: num(hop.weight) || 1 }))
+      : [];
+    out.push({
+      family,
+      table: str(entry.table) || 'main',
+      type: str(entry.type) || 'unicast',
+      destination,
+      gateway: str(entry.gateway),
+      device: str(entry.dev),
+      protocol: str(entry.protocol) || 'boot',
+      scope: str(entry.scope) || 'global',
+      metric: num(entry.metric),
+      source: str(entry.prefsrc),
+      nexthops,
+    });
+  }
+  return out;
+}
+
+export interface PingSummary {
+  sent: number;
+  received: number;
+  latency: number | null;
+}
+
+/**
+ * The summary of iputils or busybox ping: `3 packets transmitted, 2 [packets] received` and
+ * `rtt|round-trip min/avg/max[/mdev] = a/b/c[/d] ms`. Null when there is no summary.
+ */
+export function parsePing(text: string): PingSummary | null {
+  const counts = /(\d+) packets transmitted, (\d+) (?:packets )?received/.exec(text);
+  if (!counts) return null;
+  const rtt = /(?:rtt|round-trip) min\/avg\/max(?:\/mdev)? = [\d.]+\/([\d.]+)\//.exec(text);
+  const received = Number(counts[2]);
+  return {
+    sent: Number(counts[1]),
+    received,
+    latency: received > 0 && rtt ? Math.round(Number(rtt[1]) * 100) / 100 : null,
+  };
+}

@@ -49,6 +49,11 @@ export class WanHealthMonitor {
     }
   }
 
+  /** Writes the routes again when a WAN is down: a network re-apply put every route back. */
+  async reassert(): Promise<void> {
+    if (this.config && [...this.states.values()].some((state) => !state.up)) await this.writeRoutes(this.config);
+  }
+
   status(): WanHealthState[] {
     return [...this.states.values()].map((state) => ({ ...state }));
   }

@@ -1,29 +1,40 @@
 import { intToIpv4, ipv4ToInt, prefixToNetmask } from '@portico/schema';
-import type { RenderOutput } from '../../engine/engine-types.js';
+import type { RenderedFile, RenderOutput } from '../../engine/engine-types.js';
 import { dhcpPool } from '@portico/schema';
 import type { NetworkConfig } from '../../domains/network/network-config.js';
-import { addressPlan, planNetwork, type AddressPlan, type InterfacePlan, type NetworkPlan, type WanPlan } from '../../domains/network/network-plan.js';
+import { addressPlan, lanSideOf, planNetwork, type AddressPlan, type InterfacePlan, type NetworkPlan, type WanPlan } from '../../domains/network/network-plan.js';
 import { cidr6, device, hostLabel, integer, ipv4, ipv6, mac, RenderValueError } from '../../domains/network/network-syntax.js';
+import { iptvFirewallSections, iptvNetworkSections, iptvWanNetworks, renderUciIgmpproxy } from './openwrt-iptv.js';
+import { renderUciMwan3 } from './openwrt-mwan3.js';
+import { renderOpenwrtSwanctl, vpnNetworks, vpnNetworkSections } from './openwrt-vpn.js';
 import { serializeUci, type UciPackage, type UciSection } from './uci-format.js';
 
 /**
- * The Network section rendered for the `openwrt` driver: three UCI packages that netifd,
- * dnsmasq/odhcpd and fw4 read. Device naming follows the shared plan so both drivers agree on
- * bridges, bonds and sub-interfaces.
+ * The Network section rendered for the `openwrt` driver: the UCI packages that netifd,
+ * dnsmasq/odhcpd, fw4, mwan3 and igmpproxy read, and strongSwan's swanctl files. Device naming
+ * follows the shared plan so both drivers agree on bridges, bonds and sub-interfaces.
  *
  * Section names: interfaces keep their validated names (lower-case letters and digits); every
  * generated name carries an underscore (`dev_lan`, `wan2_6`), which a validated name never
  * has, so generated and configured names cannot collide inside a package.
  *
- * Not rendered here, because UCI has no native form for them: ARP bindings and ARP
- * authentication (static neighbours and their nftables rules), multi-WAN balancing and
- * tracking (mwan3's own package), IPTV, port link modes and VPN clients.
+ * ARP bindings are netifd `neighbor` sections (permanent neighbour entries netifd adds when
+ * the interface comes up, removed with it) plus two fw4 rules each that drop the bound address
+ * coming from any other MAC, to the gateway and through it. Both are native UCI, so the binding
+ * follows the interface's life and needs no file outside /etc/config. (/etc/ethers was not
+ * chosen: dnsmasq reads it for DHCP, the kernel never does, so it binds nothing.)
+ * Multi-WAN is mwan3 (openwrt-mwan3.ts), IPTV is openwrt-iptv.ts, VPN clients openwrt-vpn.ts.
+ *
+ * Not rendered here: ARP authentication (unbound clients dropped or redirected) and port link
+ * modes, which UCI has no native form for.
  */
 
 export const OPENWRT_NETWORK_FILES = {
   network: '/etc/config/network',
   dhcp: '/etc/config/dhcp',
   firewall: '/etc/config/firewall',
+  mwan3: '/etc/config/mwan3',
+  igmpproxy: '/etc/config/igmpproxy',
 } as const;
 
 /** Where OpenWrt's dnsmasq keeps its leases and reads the DNS servers netifd learnt. */
@@ -42,6 +53,12 @@ function generatedName(base: string, suffix: string): string {
 
 /** Section names the rendered packages use for their own sections. */
 const RESERVED_NAMES = new Set(['loopback']);
+
+/** The interface an ARP binding sits on: the one named, else the LAN side holding the address. */
+function bindingInterface(plan: NetworkPlan, bind: { interface: string; ip: string }): string | undefined {
+  if (bind.interface) return plan.lanSides.some((side) => side.name === bind.interface) ? bind.interface : undefined;
+  return lanSideOf(plan, bind.ip)?.name;
+}
 
 function interfaceName(name: string): string {
   if (!/^[a-z][a-z0-9]{0,9}$/.test(name) || RESERVED_NAMES.has(name)) throw new RenderValueError(`interface name ${JSON.stringify(name)} cannot be rendered`);
@@ -149,8 +166,14 @@ export function renderUciNetwork(plan: NetworkPlan): UciPackage {
     pkg.push(section('interface', generatedName(wan.name, '6'), options));
   }
 
+  pkg.push(...iptvNetworkSections(plan), ...vpnNetworkSections(plan));
+  for (const bind of plan.config.arpBinds) {
+    const on = bindingInterface(plan, bind);
+    if (on) pkg.push(section('neighbor', undefined, { interface: interfaceName(on), ipaddr: ipv4(bind.ip), mac: mac(bind.mac) }));
+  }
+
   // Routes need an interface in netifd: the one named, else the one whose network holds the
-  // gateway. A route through a VPN client or an unknown network has none and is left out.
+  // gateway. A route through a disabled VPN client or an unknown network has none and is left out.
   const rendered = new Set(pkg.filter((s) => s.type === 'interface').map((s) => s.name));
   for (const route of plan.config.staticRoutes) {
     if (!route.enabled) continue;
@@ -232,6 +255,8 @@ export function renderUciFirewall(plan: NetworkPlan): UciPackage {
     wanNetworks.push(interfaceName(wan.name));
     if (wan.row.ipv6 === 'dhcpv6' || wan.row.ipv6 === 'slaac') wanNetworks.push(generatedName(wan.name, '6'));
   }
+  // Tunnels lead out like WANs (masqueraded, nothing in unasked); so does the IPTV upstream VLAN.
+  wanNetworks.push(...vpnNetworks(plan), ...iptvWanNetworks(plan));
   const pkg: UciPackage = [
     // fw4's base chains: nothing reaches or crosses the gateway unless a zone lets it.
     section('defaults', undefined, { syn_flood: '1', input: 'REJECT', output: 'ACCEPT', forward: 'DROP' }),
@@ -243,6 +268,14 @@ export function renderUciFirewall(plan: NetworkPlan): UciPackage {
   if (plan.wans.some((w) => w.row.proto === 'dhcp')) {
     pkg.push(section('rule', 'dhcp_renew', { name: 'Allow-DHCP-Renew', src: 'wan', proto: 'udp', dest_port: '68', target: 'ACCEPT', family: 'ipv4' }));
   }
+  // An ARP-bound address from any other MAC is dropped, to the gateway and through it.
+  for (const bind of plan.config.arpBinds) {
+    if (!bindingInterface(plan, bind)) continue;
+    const match = { src: 'lan', family: 'ipv4', proto: 'all', src_ip: ipv4(bind.ip), src_mac: `!${mac(bind.mac)}`, target: 'DROP' };
+    pkg.push(section('rule', undefined, { name: 'ARP-Bind', ...match }));
+    pkg.push(section('rule', undefined, { name: 'ARP-Bind', ...match, dest: '*' }));
+  }
+  pkg.push(...iptvFirewallSections(plan));
   if (wanNetworks.some((n) => n.endsWith('_6'))) {
     pkg.push(section('rule', 'dhcpv6_wan', { name: 'Allow-DHCPv6', src: 'wan', proto: 'udp', dest_port: '546', target: 'ACCEPT', family: 'ipv6' }));
     pkg.push(
@@ -260,28 +293,47 @@ export function renderUciFirewall(plan: NetworkPlan): UciPackage {
   return pkg;
 }
 
-/** The three UCI packages, structured: what the files are serialised from. */
-export function renderOpenwrtNetworkPackages(config: NetworkConfig): { network: UciPackage; dhcp: UciPackage; firewall: UciPackage } {
+export interface OpenwrtNetworkPackages {
+  network: UciPackage;
+  dhcp: UciPackage;
+  firewall: UciPackage;
+  mwan3: UciPackage;
+  /** Only in IPTV's IGMP mode. */
+  igmpproxy?: UciPackage;
+}
+
+/** The UCI packages, structured: what the files are serialised from. */
+export function renderOpenwrtNetworkPackages(config: NetworkConfig): OpenwrtNetworkPackages {
   const plan = planNetwork(config);
-  return { network: renderUciNetwork(plan), dhcp: renderUciDhcp(plan), firewall: renderUciFirewall(plan) };
+  const igmpproxy = renderUciIgmpproxy(plan);
+  return {
+    network: renderUciNetwork(plan),
+    dhcp: renderUciDhcp(plan),
+    firewall: renderUciFirewall(plan),
+    mwan3: renderUciMwan3(plan),
+    ...(igmpproxy ? { igmpproxy } : {}),
+  };
 }
 
 /**
  * The Network section for the `openwrt` driver, pure: the network file first (netifd brings
- * devices up), then DHCP, then the firewall zones that name those interfaces. The network
- * file carries the PPPoE password, so it is private.
+ * devices up), then DHCP, then the firewall zones that name those interfaces, then mwan3 and
+ * igmpproxy, which work on those interfaces, and the IPsec clients. The network file carries
+ * the PPPoE and tunnel passwords when there are any, so it is then private.
  */
 export function renderOpenwrtNetwork(config: NetworkConfig): RenderOutput[] {
+  const plan = planNetwork(config);
   const packages = renderOpenwrtNetworkPackages(config);
-  const secret = config.interfaces.some((row) => row.enabled && row.proto === 'pppoe' && row.pppoe_password);
-  return [
-    {
-      domain: 'network',
-      files: [
-        { target: OPENWRT_NETWORK_FILES.network, content: serializeUci(packages.network), check: 'uci', mode: secret ? 0o600 : 0o644 },
-        { target: OPENWRT_NETWORK_FILES.dhcp, content: serializeUci(packages.dhcp), check: 'uci', mode: 0o644 },
-        { target: OPENWRT_NETWORK_FILES.firewall, content: serializeUci(packages.firewall), check: 'uci', mode: 0o644 },
-      ],
-    },
+  const secret =
+    config.interfaces.some((row) => row.enabled && row.proto === 'pppoe' && row.pppoe_password) ||
+    config.vpnClients.some((row) => row.enabled && (row.type === 'pptp' || row.type === 'l2tp') && row.password);
+  const files: RenderedFile[] = [
+    { target: OPENWRT_NETWORK_FILES.network, content: serializeUci(packages.network), check: 'uci', mode: secret ? 0o600 : 0o644 },
+    { target: OPENWRT_NETWORK_FILES.dhcp, content: serializeUci(packages.dhcp), check: 'uci', mode: 0o644 },
+    { target: OPENWRT_NETWORK_FILES.firewall, content: serializeUci(packages.firewall), check: 'uci', mode: 0o644 },
+    { target: OPENWRT_NETWORK_FILES.mwan3, content: serializeUci(packages.mwan3), check: 'uci', mode: 0o644 },
   ];
+  if (packages.igmpproxy) files.push({ target: OPENWRT_NETWORK_FILES.igmpproxy, content: serializeUci(packages.igmpproxy), check: 'uci', mode: 0o644 });
+  files.push(...renderOpenwrtSwanctl(plan));
+  return [{ domain: 'network', files }];
 }

@@ -17,8 +17,12 @@ const IDENTIFIER = /^[A-Za-z0-9_]+$/;
 
 export class UciError extends Error {}
 
+/** Section types may also carry `-` (netifd's `bridge-vlan`); uci allows it there, not in names. */
+const SECTION_TYPE = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
+
 function assertIdentifier(value: string, what: string): void {
-  if (!IDENTIFIER.test(value)) throw new UciError(`${what} ${JSON.stringify(value)} is not a UCI identifier`);
+  const ok = what === 'section type' ? SECTION_TYPE.test(value) : IDENTIFIER.test(value);
+  if (!ok) throw new UciError(`${what} ${JSON.stringify(value)} is not a UCI identifier`);
 }
 
 function quote(value: string): string {

@@ -25,6 +25,7 @@ import {
 } from '../live-source.js';
 import { MAX_ONLINE, MIN_ONLINE, SimPopulation } from './sim-clients.js';
 import { loadSimIdentity, macWithOffset } from './sim-identity.js';
+import { createSimNetwork } from './sim-network.js';
 import { activity, gaussian, seededRandom, valueNoise, type Random } from './sim-rhythm.js';
 
 /*
@@ -264,7 +265,22 @@ export function createSimLive(options: SimLiveOptions): LiveStatusSource {
   const secondsSince = (from: number, to: number) => Math.max(0, Math.floor((to - from) / 1000));
   const ipNumber = (ip: string) => ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
 
+  const network = createSimNetwork({
+    clients: () => {
+      advance(now());
+      return population.clients;
+    },
+    links: () => {
+      advance(now());
+      return ports;
+    },
+    now,
+    seed,
+  });
+
   return {
+    network,
+
     dashboard(): Dashboard {
       const at = now();
       advance(at);

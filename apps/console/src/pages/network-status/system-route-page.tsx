@@ -1,0 +1,70 @@
+import { useState } from 'react';
+import { SegmentedControl, Select, Stack } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import type { SystemRoute, SystemRouteList } from '@portico/schema';
+import { useStatusQuery } from './net-status-query.js';
+import { StatusFrame, StatusTable } from './net-status-parts.js';
+
+const REFRESH_MS = 15_000;
+
+/** The routes of every table the device uses, IPv4 and IPv6, policy tables named by their WAN. */
+export default function SystemRoutePage() {
+  const { t } = useTranslation();
+  const [family, setFamily] = useState<'all' | '4' | '6'>('all');
+  const [table, setTable] = useState('');
+  const { data, failed } = useStatusQuery<SystemRouteList>('systemroute', { family, table }, REFRESH_MS);
+
+  const via = (r: SystemRoute) =>
+    r.nexthops.length > 0
+      ? r.nexthops.map((h) => `${h.gateway || t('netStatus.route.direct')} (${h.interface}, ${t('netStatus.route.weight', { weight: h.weight })})`).join(', ')
+      : r.gateway || t('netStatus.route.direct');
+  const tableText = (r: SystemRoute) => (r.wan ? t('netStatus.route.tableWan', { table: r.table, wan: r.wan }) : r.table);
+
+  const filters = (
+    <>
+      <SegmentedControl
+        aria-label={t('netStatus.family.label')}
+        value={family}
+        onChange={(value) => setFamily(value as typeof family)}
+        data={[
+          { value: 'all', label: t('netStatus.all') },
+          { value: '4', label: t('netStatus.family.4') },
+          { value: '6', label: t('netStatus.family.6') },
+        ]}
+      />
+      <Select
+        aria-label={t('netStatus.route.table')}
+        value={table}
+        onChange={(value) => setTable(value ?? '')}
+        data={[{ value: '', label: t('netStatus.all') }, ...(data?.tables ?? []).map((name) => ({ value: name, label: name }))]}
+        allowDeselect={false}
+      />
+    </>
+  );
+
+  return (
+    <StatusFrame testId="system-route-page" title={t('netStatus.route.title')} failed={failed} loading={!data} filters={filters}>
+      {data && (
+        <Stack gap="sm">
+          <StatusTable
+            testId="system-route-table"
+            head={[
+              t('netStatus.route.table'),
+              t('netStatus.route.destination'),
+              t('netStatus.route.gateway'),
+              t('netStatus.route.interface'),
+              t('netStatus.route.protocol'),
+              t('netStatus.route.metric'),
+              t('netStatus.route.source'),
+              t('netStatus.route.type'),
+            ]}
+            rows={data.items.map((r, i) => ({
+              key: `${i} ${r.table} ${r.family} ${r.destination}`,
+              cells: [tableText(r), r.destination, via(r), r.interface, r.protocol, String(r.metric), r.source, r.type],
+            }))}
+          />
+        </Stack>
+      )}
+    </StatusFrame>
+  );
+}

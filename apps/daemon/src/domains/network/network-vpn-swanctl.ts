@@ -1,0 +1,173 @@
+import { intToIpv4, parsePeerSubnets, type VpnClient } from '@portico/schema';
+import { assertInert } from '../../engine/engine-types.js';
+import { NETWORK_FILES } from './network-config.js';
+import type { NetworkPlan } from './network-plan.js';
+import { hostToken } from './network-vpn-pppd.js';
+import { cidr4, integer, RenderValueError } from './network-syntax.js';
+
+/**
+ * IPsec clients as strongSwan swanctl.conf (swanctl.conf(5)): one connection per client, a
+ * child SA from the LAN networks to the peer's subnets, pre-shared key authentication. The
+ * keys live in a separate 0600 file the connections file includes, each written `0x<hex>` (a
+ * form swanctl decodes itself), so no character of a key is ever read as syntax.
+ *
+ * strongSwan's settings syntax: `name {` opens a section, `}` closes it, `key = value` runs to
+ * the end of the line and `#` starts a comment. Every value rendered here is a plain token
+ * (names, addresses, identities, hex), never quoted, checked by checkSwanctl.
+ *
+ * Connections never start by themselves (`start_action = none`): the VPN runtime initiates them.
+ */
+
+const HEADER = '# Portico IPsec clients. Generated; changes are overwritten.';
+
+function sectionName(value: string): string {
+  assertInert(value, 'connection name');
+  if (!/^[a-z][a-z0-9]{0,9}$/.test(value)) throw new RenderValueError(`connection name ${JSON.stringify(value)} cannot be rendered`);
+  return value;
+}
+
+/** An IKE identity: address, FQDN, user@fqdn or key id characters only. */
+function identity(value: string): string {
+  assertInert(value, 'IPsec identity');
+  if (!/^[A-Za-z0-9@._:][A-Za-z0-9@._:-]{0,63}$/.test(value)) throw new RenderValueError(`IPsec identity ${JSON.stringify(value)} cannot be rendered`);
+  return value;
+}
+
+function hexSecret(value: string): string {
+  assertInert(value, 'pre-shared key');
+  if (value === '') throw new RenderValueError('an empty pre-shared key cannot be rendered');
+  return `0x${Buffer.from(value, 'utf8').toString('hex')}`;
+}
+
+function block(lines: string[], depth: number, name: string, body: (inner: string[]) => void): void {
+  const indent = '\t'.repeat(depth);
+  lines.push(`${indent}${name} {`);
+  const inner: string[] = [];
+  body(inner);
+  lines.push(...inner.map((line) => `\t${line}`));
+  lines.push(`${indent}}`);
+}
+
+export function ipsecClients(plan: NetworkPlan): VpnClient[] {
+  return plan.config.vpnClients.filter((client) => client.enabled && client.type === 'ipsec');
+}
+
+/** Where the connections file lives and the secrets file it includes (the linux driver's by default). */
+export interface SwanctlPaths {
+  connections: string;
+  secrets: string;
+}
+
+const LINUX_PATHS: SwanctlPaths = { connections: NETWORK_FILES.swanctl, secrets: NETWORK_FILES.swanctlSecrets };
+
+export function renderSwanctlConnections(plan: NetworkPlan, paths: SwanctlPaths = LINUX_PATHS): string {
+  const lines = [HEADER, `# Load with: swanctl --load-all --file ${paths.connections}`];
+  // The gateway's own networks are what the peer reaches through the tunnel.
+  const localTs = plan.lanSides.map((side) => cidr4(`${intToIpv4(side.address.first)}/${integer(side.address.prefix, 0, 32, 'prefix')}`));
+  lines.push('connections {');
+  for (const client of ipsecClients(plan)) {
+    const name = sectionName(client.name);
+    const peers = parsePeerSubnets(client.peer_subnets);
+    if (!peers) throw new RenderValueError(`peer subnets of ${name} cannot be rendered`);
+    const inner: string[] = [];
+    block(inner, 0, name, (conn) => {
+      conn.push(`version = ${client.ike === 'ikev1' ? 1 : 2}`);
+      if (client.ike === 'ikev1' && client.ipsec_mode === 'aggressive') conn.push('aggressive = yes');
+      conn.push(`remote_addrs = ${hostToken(client.server)}`);
+      conn.push('proposals = default');
+      conn.push('dpd_delay = 30s');
+      block(conn, 0, 'local', (local) => {
+        local.push('auth = psk');
+        if (client.local_id) local.push(`id = ${identity(client.local_id)}`);
+      });
+      block(conn, 0, 'remote', (remote) => {
+        remote.push('auth = psk');
+        if (client.remote_id) remote.push(`id = ${identity(client.remote_id)}`);
+      });
+      block(conn, 0, 'children', (children) => {
+        block(children, 0, name, (child) => {
+          if (localTs.length) child.push(`local_ts = ${localTs.join(',')}`);
+          child.push(`remote_ts = ${peers.map(cidr4).join(',')}`);
+          child.push('esp_proposals = default');
+          child.push('start_action = none');
+          child.push('dpd_action = restart');
+          child.push('close_action = none');
+        });
+      });
+    });
+    lines.push(...inner.map((line) => `\t${line}`));
+  }
+  lines.push('}');
+  lines.push(`include ${paths.secrets}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function renderSwanctlSecrets(plan: NetworkPlan): string {
+  const lines = [HEADER, '# Pre-shared keys, hex-encoded.', 'secrets {'];
+  for (const client of ipsecClients(plan)) {
+    // The stored row always has the key; the write path refuses an IPsec client without one.
+    if (!client.psk) continue;
+    const inner: string[] = [];
+    block(inner, 0, `ike-${sectionName(client.name)}`, (secret) => {
+      if (client.local_id) secret.push(`id-local = ${identity(client.local_id)}`);
+      // Without a configured identity the peer is known by its address or name.
+      secret.push(`id-remote = ${client.remote_id ? identity(client.remote_id) : hostToken(client.server)}`);
+      secret.push(`secret = ${hexSecret(client.psk!)}`);
+    });
+    lines.push(...inner.map((line) => `\t${line}`));
+  }
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}
+
+const SECTION = /^([A-Za-z0-9_-]+) \{$/;
+const SETTING = /^([a-z_]+(?:-[a-z0-9_]+)*) = ([A-Za-z0-9._:/@,%-]+)$/;
+const INCLUDE = /^include (\/[A-Za-z0-9._/-]+)$/;
+
+/**
+ * Strict structural check of a rendered swanctl.conf file (strongSwan has no offline parser):
+ * tab indentation that follows the nesting, sections with plain names, `key = value` settings
+ * with plain-token values, `include` of an absolute path at the top level only, balanced
+ * braces, top-level sections `connections` and `secrets` only, and secrets in hex. Returns
+ * the problems, one per line; empty when the file is fine.
+ */
+export function checkSwanctl(content: string): string[] {
+  const problems: string[] = [];
+  if (!content.endsWith('\n')) problems.push('file does not end with a newline');
+  const lines = content.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const stack: string[] = [];
+  lines.forEach((raw, index) => {
+    const at = `line ${index + 1}`;
+    if (!/^[\t\x20-\x7e]*$/.test(raw)) return problems.push(`${at}: not printable ASCII`);
+    const line = raw.replace(/^\t*/, '');
+    const indent = raw.length - line.length;
+    if (line === '' || line.startsWith('# ')) return undefined;
+    if (line === '}') {
+      if (!stack.length) return problems.push(`${at}: unbalanced }`);
+      stack.pop();
+      if (indent !== stack.length) problems.push(`${at}: indentation does not follow nesting`);
+      return undefined;
+    }
+    if (indent !== stack.length) return problems.push(`${at}: indentation does not follow nesting`);
+    const section = SECTION.exec(line);
+    if (section) {
+      if (stack.length === 0 && section[1] !== 'connections' && section[1] !== 'secrets') problems.push(`${at}: unknown top-level section ${section[1]}`);
+      stack.push(section[1]!);
+      return undefined;
+    }
+    const include = INCLUDE.exec(line);
+    if (include) {
+      if (stack.length) problems.push(`${at}: include inside a section`);
+      if (include[1]!.split('/').includes('..')) problems.push(`${at}: include path leaves its folder`);
+      return undefined;
+    }
+    const setting = SETTING.exec(line);
+    if (!setting) return problems.push(`${at}: not a section, setting or include`);
+    if (!stack.length) return problems.push(`${at}: setting outside a section`);
+    if (stack[0] === 'secrets' && setting[1] === 'secret' && !/^0x(?:[0-9a-f]{2})+$/.test(setting[2]!)) problems.push(`${at}: secret is not hex`);
+    return undefined;
+  });
+  if (stack.length) problems.push(`unclosed section ${stack.join('.')}`);
+  return problems;
+}
