@@ -80,7 +80,7 @@ describe('routing', () => {
     await page.waitForURL('**/dashboard');
     await page.goto(`${daemon.url}/no/such/page`);
     await page.getByTestId('not-found').waitFor();
-    await page.goto(`${daemon.url}/firewall/portmapping`);
+    await page.goto(`${daemon.url}/wirelessmanage/aplist`);
     await page.getByTestId('not-available').waitFor();
     await context.close();
   });
