@@ -14,6 +14,8 @@ export const LAB_PACKAGES: Record<string, string> = {
   // The daemon's WAN health probes (the device has iputils' ping).
   '/usr/bin/ping': 'iputils-ping',
   '/usr/bin/opennds': 'opennds',
+  // openNDS (benchmarked beside the hotspot engine) drives iptables; this kernel takes the legacy backend.
+  '/usr/sbin/iptables-legacy': 'iptables',
 };
 
 /** Installs what is missing from Debian's packages (root only); returns what is still missing. */

@@ -58,25 +58,42 @@ function rate(kbps: number): string {
 
 /** The `nft -f -` lines of one batch. Pure; every value passes its syntax check first. */
 export function renderClientBatch(add: readonly ClientEntry[], remove: readonly ClientKey[]): string {
-  const lines: string[] = [];
+  // One `add/delete element` statement per set, whatever the number of clients: nft parses and
+  // commits a 10,000-client burst as fast as a handful.
+  const authOut: string[] = [];
+  const ipOut: string[] = [];
   for (const client of remove) {
     if ((client as LimitedKey).onlyLimits) continue;
     const ip = ipv4(client.ip);
-    lines.push(`delete element ${HOTSPOT_TABLE} ${AUTH_SET} { ${mac(client.mac)} . ${ip} }`);
-    lines.push(`delete element ${HOTSPOT_TABLE} ${AUTH_IP_SET} { ${ip} }`);
+    authOut.push(`${mac(client.mac)} . ${ip}`);
+    ipOut.push(ip);
   }
-  for (const client of remove.filter(hasLimitRemoved)) lines.push(...limitRemoval(client as LimitedKey));
+  const limitLines = remove.filter(hasLimitRemoved).flatMap((client) => limitRemoval(client as LimitedKey));
+  const authIn: string[] = [];
+  const ipIn: string[] = [];
+  const limitObjects: string[] = [];
+  const limitElements: Record<string, string[]> = { [UP_LIMIT_MAP]: [], [DOWN_LIMIT_MAP]: [] };
   for (const client of add) {
     const ip = ipv4(client.ip);
     const timeout = client.timeoutSeconds === null ? '' : ` timeout ${integer(Math.max(1, Math.ceil(client.timeoutSeconds)), 1, 2 ** 31, 'timeout')}s`;
-    lines.push(`add element ${HOTSPOT_TABLE} ${AUTH_SET} { ${mac(client.mac)} . ${ip}${timeout} }`);
-    lines.push(`add element ${HOTSPOT_TABLE} ${AUTH_IP_SET} { ${ip}${timeout} }`);
+    authIn.push(`${mac(client.mac)} . ${ip}${timeout}`);
+    ipIn.push(`${ip}${timeout}`);
     for (const [direction, kbps, map] of [['up', client.upKbps, UP_LIMIT_MAP], ['down', client.downKbps, DOWN_LIMIT_MAP]] as const) {
       if (kbps <= 0) continue;
       const name = limitName(ip, direction);
-      lines.push(`add limit ${HOTSPOT_TABLE} ${name} { ${rate(kbps)} }`);
-      lines.push(`add element ${HOTSPOT_TABLE} ${map} { ${ip} : "${name}" }`);
+      limitObjects.push(`add limit ${HOTSPOT_TABLE} ${name} { ${rate(kbps)} }`);
+      limitElements[map]!.push(`${ip} : "${name}"`);
     }
+  }
+  const lines: string[] = [];
+  if (authOut.length) lines.push(`delete element ${HOTSPOT_TABLE} ${AUTH_SET} { ${authOut.join(', ')} }`);
+  if (ipOut.length) lines.push(`delete element ${HOTSPOT_TABLE} ${AUTH_IP_SET} { ${ipOut.join(', ')} }`);
+  lines.push(...limitLines);
+  if (authIn.length) lines.push(`add element ${HOTSPOT_TABLE} ${AUTH_SET} { ${authIn.join(', ')} }`);
+  if (ipIn.length) lines.push(`add element ${HOTSPOT_TABLE} ${AUTH_IP_SET} { ${ipIn.join(', ')} }`);
+  lines.push(...limitObjects);
+  for (const [map, elements] of Object.entries(limitElements)) {
+    if (elements.length) lines.push(`add element ${HOTSPOT_TABLE} ${map} { ${elements.join(', ')} }`);
   }
   return lines.length ? `${lines.join('\n')}\n` : '';
 }

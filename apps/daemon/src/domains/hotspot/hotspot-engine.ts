@@ -69,6 +69,33 @@ export type EndReason = 'expired' | 'quota' | 'idle' | 'kicked' | 'logout' | 'bl
 
 export class HotspotEngine {
   private readonly sessions = new Map<string, HotspotSession>();
+  /** Indexes over `sessions` (by IP), so a login costs the same with 10 or 10,000 online. */
+  private readonly ipByMac = new Map<string, string>();
+  private readonly ipsByAccount = new Map<string, Set<string>>();
+
+  private putSession(session: HotspotSession): void {
+    this.sessions.set(session.ip, session);
+    this.ipByMac.set(session.mac, session.ip);
+    if (session.account) {
+      const ips = this.ipsByAccount.get(session.account) ?? new Set<string>();
+      ips.add(session.ip);
+      this.ipsByAccount.set(session.account, ips);
+    }
+  }
+
+  private dropSession(session: HotspotSession): void {
+    this.sessions.delete(session.ip);
+    if (this.ipByMac.get(session.mac) === session.ip) this.ipByMac.delete(session.mac);
+    if (session.account) {
+      const ips = this.ipsByAccount.get(session.account);
+      ips?.delete(session.ip);
+      if (ips?.size === 0) this.ipsByAccount.delete(session.account);
+    }
+  }
+
+  private sessionsOfAccount(account: string): HotspotSession[] {
+    return [...(this.ipsByAccount.get(account) ?? [])].map((ip) => this.sessions.get(ip)).filter((s): s is HotspotSession => !!s);
+  }
   private readonly accounts = new Map<string, AccountUse>();
   private readonly blocked = new Set<string>();
   /** Raw kernel counters at the last read, to turn them into increments. */
@@ -99,7 +126,7 @@ export class HotspotEngine {
     for (const session of saved?.sessions ?? []) {
       if (!isIpv4(session.ip) || !isMac(session.mac)) continue;
       if (this.endReason(session, now)) continue;
-      this.sessions.set(session.ip, session);
+      this.putSession(session);
     }
     // Whatever the kernel holds that is not a restored session is taken out, so nobody who
     // was not authorised gets through across the restart.
@@ -161,7 +188,7 @@ export class HotspotEngine {
   /** Sessions of one account (e.g. a local user's devices online now). */
   sessionsOf(kind: Grant['kind'], account: string): HotspotSession[] {
     const key = `${kind}:${account}`;
-    return [...this.sessions.values()].filter((s) => s.account === key);
+    return this.sessionsOfAccount(key);
   }
 
   isBlocked(mac: string): boolean {
@@ -248,7 +275,7 @@ export class HotspotEngine {
     const now = this.now();
     const account = grant.account ? `${grant.kind}:${grant.account}` : undefined;
     if (account && grant.usernum > 0) {
-      const others = [...this.sessions.values()].filter((s) => s.account === account && s.mac !== client.mac);
+      const others = this.sessionsOfAccount(account).filter((s) => s.mac !== client.mac);
       if (others.length >= grant.usernum) return { ok: false, error: LOGIN_ERRORS.onlineLimit };
     }
     const use = account ? this.accounts.get(account) : undefined;
@@ -262,8 +289,10 @@ export class HotspotEngine {
       return { ok: false, error: LOGIN_ERRORS.expired };
     }
     // The same device logging in again, or its address changing, replaces its old session.
-    for (const old of [...this.sessions.values()]) {
-      if (old.mac === client.mac || old.ip === client.ip) await this.end(old, 'logout', false);
+    const byMacIp = this.ipByMac.get(client.mac);
+    for (const ip of new Set([client.ip, ...(byMacIp ? [byMacIp] : [])])) {
+      const old = this.sessions.get(ip);
+      if (old) await this.end(old, 'logout', false);
     }
     const session: HotspotSession = {
       mac: client.mac,
@@ -284,7 +313,7 @@ export class HotspotEngine {
       idleSeconds: zone.idleSeconds,
     };
     if (account) this.accounts.set(account, { bytes: usedBefore, expiresAt, flowLimit });
-    this.sessions.set(client.ip, session);
+    this.putSession(session);
     this.ended.delete(client.ip);
     this.lastRaw.delete(client.ip);
     this.dirty = true;
@@ -320,7 +349,9 @@ export class HotspotEngine {
     this.blocked.add(mac);
     this.dirty = true;
     await this.options.dataplane.block([mac]);
-    for (const session of [...this.sessions.values()]) if (session.mac === mac) await this.end(session, 'blocked', true);
+    const ip = this.ipByMac.get(mac);
+    const session = ip ? this.sessions.get(ip) : undefined;
+    if (session) await this.end(session, 'blocked', true);
   }
 
   async unblock(mac: string): Promise<void> {
@@ -393,7 +424,7 @@ export class HotspotEngine {
 
   private async end(session: HotspotSession, reason: EndReason, wait: boolean): Promise<void> {
     if (this.sessions.get(session.ip) !== session) return;
-    this.sessions.delete(session.ip);
+    this.dropSession(session);
     this.lastRaw.delete(session.ip);
     this.ended.set(session.ip, { reason, at: this.now() });
     this.pendingAdd.delete(session.ip);

@@ -3,9 +3,13 @@
  * window is refused for `lockMs`, counted per MAC and per IP, so changing either alone does
  * not reset it. Success clears nothing: a guesser who finds one code is still counted.
  */
+const SWEEP_FLOOR = 50_000;
+
 export class GuessGuard {
   private readonly failures = new Map<string, number[]>();
   private readonly lockedUntil = new Map<string, number>();
+  /** Size at which the maps are next swept; doubles with what survives a sweep (amortised O(1)). */
+  private sweepAt = SWEEP_FLOOR;
 
   constructor(
     private readonly now: () => number,
@@ -35,8 +39,11 @@ export class GuessGuard {
         this.failures.set(key, recent);
       }
     }
-    // Keep the maps bounded under a flood of distinct sources.
-    if (this.failures.size > 50_000) this.prune(now);
+    // Keep the maps bounded under a flood of distinct sources, without a full scan per failure.
+    if (this.failures.size + this.lockedUntil.size > this.sweepAt) {
+      this.prune(now);
+      this.sweepAt = Math.max(SWEEP_FLOOR, 2 * (this.failures.size + this.lockedUntil.size));
+    }
   }
 
   private prune(now: number): void {
