@@ -1,21 +1,6 @@
-import { CHART_RANGES, QOS_CLASSES, type ChartRange } from '@portico/schema';
+import { CHART_RANGES, FLOW_SERIES, type ChartRange, type FlowChart } from '@portico/schema';
 
-/** The flow chart answer of GET /api/flow/chart (rates in bytes per second). */
-export const FLOW_SERIES = [...QOS_CLASSES, 'limited'] as const;
-export type FlowSeries = (typeof FLOW_SERIES)[number];
-
-export interface FlowPoint {
-  t: number;
-  up: Record<FlowSeries, number>;
-  down: Record<FlowSeries, number>;
-  wans: Record<string, { rx: number; tx: number }>;
-}
-
-export interface FlowChart {
-  range: ChartRange;
-  step: number;
-  points: FlowPoint[];
-}
+export { FLOW_SERIES, type FlowChart, type FlowSeries } from '@portico/schema';
 
 export const FLOW_REFRESH_MS = 5000;
 

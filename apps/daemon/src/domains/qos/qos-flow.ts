@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CHART_RANGE_KEYS, CHART_RANGE_STEPS, CHART_RANGES, QOS_CLASSES, type ChartRange, type QosClass } from '@portico/schema';
+import { CHART_RANGE_KEYS, CHART_RANGE_STEPS, CHART_RANGES, FLOW_SERIES, QOS_CLASSES, type ChartRange, type FlowChart, type FlowPoint, type FlowSeries, type QosClass } from '@portico/schema';
 import type { CommandRunner } from '../../engine/command-runner.js';
 import { activity, valueNoise } from '../../drivers/sim/sim-rhythm.js';
 import { QOS_FILES } from './qos-config.js';
@@ -17,8 +17,7 @@ import { CLASS_MINOR } from './qos-plan.js';
  * simulated with the same daily rhythm as the rest of the simulated device.
  */
 
-export const FLOW_SERIES = [...QOS_CLASSES, 'limited'] as const;
-export type FlowSeries = (typeof FLOW_SERIES)[number];
+export { FLOW_SERIES, type FlowChart, type FlowPoint, type FlowSeries };
 
 /** Cumulative byte counters at one moment. */
 export interface QosCounters {
@@ -28,19 +27,6 @@ export interface QosCounters {
   wans: Record<string, { rx: number; tx: number }>;
 }
 
-export interface FlowPoint {
-  t: number;
-  /** Bytes per second by series. */
-  up: Record<FlowSeries, number>;
-  down: Record<FlowSeries, number>;
-  wans: Record<string, { rx: number; tx: number }>;
-}
-
-export interface FlowChart {
-  range: ChartRange;
-  step: number;
-  points: FlowPoint[];
-}
 
 const SAMPLE_MS = CHART_RANGE_STEPS['5m'] * 1000;
 const zero = (): Record<FlowSeries, number> => Object.fromEntries(FLOW_SERIES.map((s) => [s, 0])) as Record<FlowSeries, number>;

@@ -3,6 +3,7 @@
  * be checked against a captured file. Malformed lines are skipped, never thrown on: the kernel
  * format is stable, but a reader must not bring the daemon down over one odd line.
  */
+import type { RouteRecord } from '../live-source.js';
 
 export interface LoadAverage {
   load1: number;
@@ -285,19 +286,8 @@ export function parseIpNeigh(text: string): IpNeighbour[] {
   return out;
 }
 
-export interface IpRoute {
-  family: '4' | '6';
-  table: string;
-  type: string;
-  destination: string;
-  gateway: string;
-  device: string;
-  protocol: string;
-  scope: string;
-  metric: number;
-  source: string;
-  nexthops: { gateway: string; device: string; weight: number }[];
-}
+/** A route as `ip -j route show table all` lists it. */
+export type IpRoute = RouteRecord;
 
 /**
  * `ip -j -4|-6 route show table all`. The main table's routes carry no `table` key; a unicast
