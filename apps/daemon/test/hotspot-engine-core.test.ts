@@ -175,3 +175,19 @@ describe('hotspot engine', () => {
     expect(await engine.login(c, zone, { method: 'onekey' })).toEqual({ ok: false, error: 'portal.error.system' });
   });
 });
+
+describe('neighbour lookup', () => {
+  test('reads complete entries of /proc/net/arp and skips incomplete ones', async () => {
+    const { macFromProcArp } = await import('../src/domains/hotspot/hotspot-neighbours.js');
+    const text = [
+      'IP address       HW type     Flags       HW address            Mask     Device',
+      '192.168.11.20    0x1         0x2         02:AA:bb:cc:dd:01     *        br-lan',
+      '192.168.11.21    0x1         0x0         00:00:00:00:00:00     *        br-lan',
+      '192.168.11.2     0x1         0x2         02:aa:bb:cc:dd:02     *        br-lan',
+    ].join('\n');
+    expect(macFromProcArp(text, '192.168.11.20')).toBe('02:aa:bb:cc:dd:01');
+    expect(macFromProcArp(text, '192.168.11.21')).toBeNull();
+    expect(macFromProcArp(text, '192.168.11.2')).toBe('02:aa:bb:cc:dd:02');
+    expect(macFromProcArp(text, '192.168.11.200')).toBeNull();
+  });
+});
