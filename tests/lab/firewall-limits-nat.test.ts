@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { firewallConnLimit, firewallHostMapping, firewallNat, firewallSessionLimit, networkInterface, writeSchema, type AnyEntity } from '@portico/schema';
-import { inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
+import { firewallConnLimit, firewallHostMapping, firewallNat, firewallSessionLimit, writeSchema, type AnyEntity } from '@portico/schema';
+import { inNs, SERVER_ADDRESS, type Lab, setClientAddress } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
-import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
+import { createLabGateway, row, type LabGateway, oneWanOneLan } from './lab-gateway.js';
 import { holdConnections, holdServer, whoami, whoamiServer, type NsProcess } from './firewall-traffic.js';
 
 /** Connection limits, NAT rules and host mapping with real traffic, through the linux driver's applier. */
@@ -19,12 +19,7 @@ const PUBLIC_ADDRESS = '198.51.100.4';
 const WHOAMI_PORT = 7000;
 const HOLD_PORT = 7001;
 
-const NETWORK = () => ({
-  networkInterface: [
-    row(networkInterface, 'wan1', { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: WAN_ADDRESS, netmask: '255.255.255.0', gateway: '198.51.100.1' }),
-    row(networkInterface, 'lan', { ifname: 'lan', role: 'lan', hwport: ['lanp1', 'lanp2'], proto: 'static', ipaddr: '192.168.11.1', netmask: '255.255.255.0' }),
-  ],
-});
+const NETWORK = oneWanOneLan;
 
 /** A singleton as stored: one row with an empty id. */
 function single(entity: AnyEntity, input: Record<string, unknown>) {
@@ -36,18 +31,12 @@ function single(entity: AnyEntity, input: Record<string, unknown>) {
 /** The NAT tests hold no connections; the limits are off so nothing but NAT is in play. */
 const NO_LIMIT = () => ({ firewallSessionLimit: single(firewallSessionLimit, { enabled: false }) });
 
-function address(index: number, ip: string) {
-  const client = lab.clients[index]!;
-  inNs(client.ns, ['ip', 'addr', 'flush', 'dev', client.ifname]);
-  inNs(client.ns, ['ip', 'addr', 'add', `${ip}/24`, 'dev', client.ifname]);
-  inNs(client.ns, ['ip', 'route', 'replace', 'default', 'via', '192.168.11.1']);
-}
 
 beforeAll(async () => {
   gateway = createLabGateway({ clients: 2 });
   lab = gateway.lab;
-  address(0, '192.168.11.10');
-  address(1, '192.168.11.20');
+  setClientAddress(lab, 0, '192.168.11.10');
+  setClientAddress(lab, 1, '192.168.11.20');
   // Upstream: the ISP routes the LAN (for "no NAT") and the extra public addresses to the gateway.
   inNs(lab.inet, ['ip', 'route', 'replace', '192.168.11.0/24', 'via', WAN_ADDRESS]);
   const wanMac = JSON.parse(inNs(lab.gw, ['ip', '-j', 'link', 'show', lab.wan1]).stdout)[0].address as string;

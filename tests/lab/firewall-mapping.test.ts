@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { firewallAcl, firewallDmz, firewallPortMapping, networkInterface } from '@portico/schema';
-import { inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
+import { firewallAcl, firewallDmz, firewallPortMapping } from '@portico/schema';
+import { inNs, SERVER_ADDRESS, type Lab, setClientAddress } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
-import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
+import { createLabGateway, row, type LabGateway, oneWanOneLan } from './lab-gateway.js';
 
 /** Port mapping, DMZ and filter rules with real traffic, through the linux driver's applier. */
 const blocker = labPrerequisites();
@@ -12,12 +12,7 @@ let gateway: LabGateway;
 let lab: Lab;
 const servers: Array<{ kill(): void }> = [];
 
-const NETWORK = () => ({
-  networkInterface: [
-    row(networkInterface, 'wan1', { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: '198.51.100.2', netmask: '255.255.255.0', gateway: '198.51.100.1' }),
-    row(networkInterface, 'lan', { ifname: 'lan', role: 'lan', hwport: ['lanp1', 'lanp2'], proto: 'static', ipaddr: '192.168.11.1', netmask: '255.255.255.0' }),
-  ],
-});
+const NETWORK = oneWanOneLan;
 
 /** An HTTP server in a client namespace answering with its own name. */
 async function serve(ns: string, port: number, body: string) {
@@ -35,18 +30,12 @@ function fetchFrom(ns: string, url: string): string {
   return inNs(ns, ['busybox', 'wget', '-q', '-O', '-', url], { allowFail: true, timeoutMs: 4000 }).stdout ?? '';
 }
 
-function address(index: number, ip: string) {
-  const client = lab.clients[index]!;
-  inNs(client.ns, ['ip', 'addr', 'flush', 'dev', client.ifname]);
-  inNs(client.ns, ['ip', 'addr', 'add', `${ip}/24`, 'dev', client.ifname]);
-  inNs(client.ns, ['ip', 'route', 'replace', 'default', 'via', '192.168.11.1']);
-}
 
 beforeAll(async () => {
   gateway = createLabGateway({ clients: 2 });
   lab = gateway.lab;
-  address(0, '192.168.11.10');
-  address(1, '192.168.11.20');
+  setClientAddress(lab, 0, '192.168.11.10');
+  setClientAddress(lab, 1, '192.168.11.20');
   await serve(lab.clients[0]!.ns, 80, 'host-one');
   await serve(lab.clients[1]!.ns, 80, 'host-two');
 });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { firewallAcl, firewallConnLimit, firewallDmz, firewallHostMapping, firewallPortMapping, networkInterface } from '@portico/schema';
-import { inNs, type Lab } from './lab-topology.js';
+import { firewallAcl, firewallConnLimit, firewallDmz, firewallHostMapping, firewallPortMapping } from '@portico/schema';
+import { inNs, type Lab, setClientAddress } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
-import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
+import { createLabGateway, row, type LabGateway, oneWanOneLan } from './lab-gateway.js';
 import { udpCounter, udpStream, type NsProcess } from './firewall-traffic.js';
 
 /**
@@ -23,12 +23,7 @@ const CLIENT_ADDRESS = '192.168.11.10';
 const PROBE_PORT = 9100;
 const RELOADS = 100;
 
-const NETWORK = () => ({
-  networkInterface: [
-    row(networkInterface, 'wan1', { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: WAN_ADDRESS, netmask: '255.255.255.0', gateway: '198.51.100.1' }),
-    row(networkInterface, 'lan', { ifname: 'lan', role: 'lan', hwport: ['lanp1', 'lanp2'], proto: 'static', ipaddr: '192.168.11.1', netmask: '255.255.255.0' }),
-  ],
-});
+const NETWORK = oneWanOneLan;
 
 /** Two firewall configurations that differ in every section yet both drop the probe. */
 const CONFIGURATIONS = [
@@ -47,18 +42,12 @@ const CONFIGURATIONS = [
   }),
 ];
 
-function address(index: number, ip: string) {
-  const client = lab.clients[index]!;
-  inNs(client.ns, ['ip', 'addr', 'flush', 'dev', client.ifname]);
-  inNs(client.ns, ['ip', 'addr', 'add', `${ip}/24`, 'dev', client.ifname]);
-  inNs(client.ns, ['ip', 'route', 'replace', 'default', 'via', '192.168.11.1']);
-}
 
 beforeAll(async () => {
   gateway = createLabGateway({ clients: 2, httpServer: false });
   lab = gateway.lab;
-  address(0, CLIENT_ADDRESS);
-  address(1, '192.168.11.20');
+  setClientAddress(lab, 0, CLIENT_ADDRESS);
+  setClientAddress(lab, 1, '192.168.11.20');
   // The upstream routes the LAN to the gateway, so the probe is addressed straight to the client.
   inNs(lab.inet, ['ip', 'route', 'replace', '192.168.11.0/24', 'via', WAN_ADDRESS]);
 });

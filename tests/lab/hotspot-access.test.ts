@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hotspotPortal, hotspotWhitelist, hotspotZone, networkInterface, type AnyEntity } from '@portico/schema';
-import { inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
+import { inNs, SERVER_ADDRESS, type Lab, setClientAddress } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
 import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
 
@@ -35,12 +35,6 @@ const snapshot = () => ({
   hotspotWhitelist: [row(entity(hotspotWhitelist), 'w1', { type: 'mac', value: '02:00:00:00:00:00' })],
 });
 
-function address(index: number, ip: string) {
-  const client = lab.clients[index]!;
-  inNs(client.ns, ['ip', 'addr', 'flush', 'dev', client.ifname]);
-  inNs(client.ns, ['ip', 'addr', 'add', `${ip}/24`, 'dev', client.ifname]);
-  inNs(client.ns, ['ip', 'route', 'replace', 'default', 'via', '192.168.11.1']);
-}
 
 beforeAll(async () => {
   gateway = createLabGateway({ clients: 2 });
@@ -67,8 +61,8 @@ beforeAll(async () => {
     portalListener!.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && ready());
     portalListener!.once('exit', (code) => fail(new Error(`portal listener exited ${code}`)));
   });
-  address(0, '192.168.11.20');
-  address(1, '192.168.11.21');
+  setClientAddress(lab, 0, '192.168.11.20');
+  setClientAddress(lab, 1, '192.168.11.21');
 });
 
 afterAll(async () => {

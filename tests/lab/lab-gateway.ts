@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeSchema, type AnyEntity } from '@portico/schema';
+import { networkInterface, writeSchema, type AnyEntity } from '@portico/schema';
 import { runCommand, type CommandRunner } from '../../apps/daemon/src/engine/command-runner.js';
 import { createLinuxApplier } from '../../apps/daemon/src/config/apply-linux.js';
 import { DomainRegistry } from '../../apps/daemon/src/config/config-domains.js';
@@ -70,5 +70,15 @@ export function createLabGateway(options: { clients?: number; httpServer?: boole
       lab.down();
       for (const dir of [root, webRoot]) rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** The plain lab network: WAN 198.51.100.2/24 on wan1, LAN 192.168.11.1/24 bridged over two ports. */
+export function oneWanOneLan() {
+  return {
+    networkInterface: [
+      row(networkInterface, 'wan1', { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: '198.51.100.2', netmask: '255.255.255.0', gateway: '198.51.100.1' }),
+      row(networkInterface, 'lan', { ifname: 'lan', role: 'lan', hwport: ['lanp1', 'lanp2'], proto: 'static', ipaddr: '192.168.11.1', netmask: '255.255.255.0' }),
+    ],
   };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { arpBind, multiWan, networkInterface } from '@portico/schema';
-import { inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
+import { inNs, SERVER_ADDRESS, setClientAddress, type Lab } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
 import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
 
@@ -11,13 +11,6 @@ if (blocker) throw new Error(`lab suite cannot run: ${blocker}`);
 let gateway: LabGateway;
 let lab: Lab;
 const fetchUpstream = (ns: string, tries?: number) => gateway.fetchUpstream(ns, tries);
-
-function useAddress(index: number, address: string) {
-  const client = lab.clients[index]!;
-  inNs(client.ns, ['ip', 'addr', 'flush', 'dev', client.ifname]);
-  inNs(client.ns, ['ip', 'addr', 'add', `${address}/24`, 'dev', client.ifname]);
-  inNs(client.ns, ['ip', 'route', 'replace', 'default', 'via', '192.168.11.1']);
-}
 
 /** Answers pings in `inet` only: the WAN health monitor's track address, off the server's path. */
 const TRACK_ADDRESS = '192.0.2.1';
@@ -49,10 +42,10 @@ afterAll(async () => {
 
 describe('ARP binding', () => {
   test('a client spoofing a bound address is stopped; the bound client passes', async () => {
-    useAddress(0, '192.168.11.10');
+    setClientAddress(lab, 0, '192.168.11.10');
     expect(await fetchUpstream(lab.clients[0]!.ns, 3)).toBe(false);
     inNs(lab.clients[0]!.ns, ['ip', 'addr', 'flush', 'dev', lab.clients[0]!.ifname]);
-    useAddress(1, '192.168.11.10');
+    setClientAddress(lab, 1, '192.168.11.10');
     expect(await fetchUpstream(lab.clients[1]!.ns)).toBe(true);
   });
 });

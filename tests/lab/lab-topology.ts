@@ -57,6 +57,14 @@ export function inNs(ns: string, argv: string[], options: RunOptions = {}) {
 
 export const SERVER_ADDRESS = '192.0.2.80';
 
+/** Gives a client a static address on the lab LAN (192.168.11.0/24) with the gateway as its route out. */
+export function setClientAddress(lab: Lab, index: number, ip: string, gateway = '192.168.11.1'): void {
+  const client = lab.clients[index]!;
+  inNs(client.ns, ['ip', 'addr', 'flush', 'dev', client.ifname]);
+  inNs(client.ns, ['ip', 'addr', 'add', `${ip}/24`, 'dev', client.ifname]);
+  inNs(client.ns, ['ip', 'route', 'replace', 'default', 'via', gateway]);
+}
+
 export function createLab(options: { clients?: number } = {}): Lab {
   const prefix = `pt${randomBytes(2).toString('hex')}`;
   const inet = `${prefix}-inet`;

@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import { Badge, Group, SegmentedControl, Select, Stack, TextInput } from '@mantine/core';
+import { Badge, Group, SegmentedControl, Select, Stack } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { ArpBindingMatch, ArpInfo } from '@portico/schema';
 import { useStatusQuery } from './net-status-query.js';
-import { Pager, StatusFrame, StatusTable } from './net-status-parts.js';
+import { Pager, StatusFrame, StatusTable, StatusSearch } from './net-status-parts.js';
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 10_000;
@@ -43,13 +43,10 @@ export default function ArpInfoPage() {
         data={[{ value: '', label: t('netStatus.all') }, ...(data?.interfaces ?? []).map((name) => ({ value: name, label: name }))]}
         allowDeselect={false}
       />
-      <TextInput
-        aria-label={t('netStatus.search')}
-        placeholder={t('netStatus.searchHint')}
+      <StatusSearch
         value={q}
-        maxLength={64}
-        onChange={(event) => {
-          setQ(event.currentTarget.value);
+        onChange={(value) => {
+          setQ(value);
           setPage(1);
         }}
       />

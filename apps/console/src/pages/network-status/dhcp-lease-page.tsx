@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import { Badge, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import { Badge, SegmentedControl, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { DHCP_LEASE_STATES, type DhcpLeaseList, type DhcpLeaseState } from '@portico/schema';
 import { instantText, useStatusQuery } from './net-status-query.js';
-import { Pager, StatusFrame, StatusTable } from './net-status-parts.js';
+import { Pager, StatusFrame, StatusTable, StatusSearch } from './net-status-parts.js';
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 10_000;
@@ -34,13 +34,10 @@ export default function DhcpLeasePage() {
           })),
         ]}
       />
-      <TextInput
-        aria-label={t('netStatus.search')}
-        placeholder={t('netStatus.searchHint')}
+      <StatusSearch
         value={q}
-        maxLength={64}
-        onChange={(event) => {
-          setQ(event.currentTarget.value);
+        onChange={(value) => {
+          setQ(value);
           setPage(1);
         }}
       />

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Alert, Center, Group, Loader, Pagination, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Center, Group, Loader, Pagination, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { pageCount } from './net-status-query.js';
 
@@ -81,5 +81,19 @@ export function Pager(props: { total: number; page: number; pageSize: number; on
       </Text>
       <Pagination size="sm" total={pageCount(props.total, props.pageSize)} value={props.page} onChange={props.onPage} />
     </Group>
+  );
+}
+
+/** The free-text filter of a status list; a new search starts again at page 1 (the caller's onChange). */
+export function StatusSearch(props: { value: string; onChange: (value: string) => void }) {
+  const { t } = useTranslation();
+  return (
+    <TextInput
+      aria-label={t('netStatus.search')}
+      placeholder={t('netStatus.searchHint')}
+      value={props.value}
+      maxLength={64}
+      onChange={(event) => props.onChange(event.currentTarget.value)}
+    />
   );
 }
