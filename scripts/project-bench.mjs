@@ -1,12 +1,17 @@
 // `npm run bench`: every tests/bench/*.bench.mjs, each printing one JSON line of figures.
 // Budgets are reported in the line; BENCH_STRICT=1 makes a breach fail the run.
 // Benchmarks written in TypeScript (they drive daemon modules) are bundled with esbuild first.
+// Arguments pick benchmarks by name: `npm run bench -- qos-rules hotspot` runs those only.
 import { readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { run } from './project-steps.mjs';
 
-const files = readdirSync('tests/bench').filter((f) => /\.bench\.(mjs|ts)$/.test(f)).sort();
+const wanted = process.argv.slice(2);
+const files = readdirSync('tests/bench')
+  .filter((f) => /\.bench\.(mjs|ts)$/.test(f))
+  .filter((f) => wanted.length === 0 || wanted.some((name) => f.includes(name)))
+  .sort();
 let failed = 0;
 for (const file of files) {
   let entry = resolve('tests/bench', file);

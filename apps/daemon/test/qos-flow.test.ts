@@ -104,17 +104,35 @@ describe('tc deltas', () => {
     const before = render(manyIpRules(3, 2000));
     const after = render([...manyIpRules(2, 3000)]);
     expect(tcDelta(before, after)).toEqual([
-      'class del dev wan1 classid 1:102',
-      'class del dev wan2 classid 1:102',
-      'class del dev br-lan classid 1:102',
-      'class change dev wan1 parent 1:1 classid 1:100 htb rate 3000kbit ceil 3000kbit prio 2 quantum 3750',
-      'class change dev wan1 parent 1:1 classid 1:101 htb rate 3000kbit ceil 3000kbit prio 2 quantum 3750',
-      'class change dev wan2 parent 1:1 classid 1:100 htb rate 3000kbit ceil 3000kbit prio 2 quantum 3750',
-      'class change dev wan2 parent 1:1 classid 1:101 htb rate 3000kbit ceil 3000kbit prio 2 quantum 3750',
-      'class change dev br-lan parent 1:1 classid 1:100 htb rate 3000kbit ceil 3000kbit prio 2 quantum 3750',
-      'class change dev br-lan parent 1:1 classid 1:101 htb rate 3000kbit ceil 3000kbit prio 2 quantum 3750',
+      'class del dev wan1 classid 100:12',
+      'class del dev wan2 classid 100:12',
+      'class del dev br-lan classid 100:12',
+      'class change dev wan1 parent 100: classid 100:10 htb rate 3000kbit ceil 3000kbit prio 2 quantum 3750',
+      'class change dev wan1 parent 100: classid 100:11 htb rate 3000kbit ceil 3000kbit prio 2 quantum 3750',
+      'class change dev wan2 parent 100: classid 100:10 htb rate 3000kbit ceil 3000kbit prio 2 quantum 3750',
+      'class change dev wan2 parent 100: classid 100:11 htb rate 3000kbit ceil 3000kbit prio 2 quantum 3750',
+      'class change dev br-lan parent 100: classid 100:10 htb rate 3000kbit ceil 3000kbit prio 2 quantum 3750',
+      'class change dev br-lan parent 100: classid 100:11 htb rate 3000kbit ceil 3000kbit prio 2 quantum 3750',
     ]);
     expect(tcDelta(before, before)).toEqual([]);
+    // The bucket's guarantee follows the sum of its users' rates.
+    expect(tcDelta(before, render(manyIpRules(3, 1000)))).toContain(
+      'class change dev wan1 parent 1:1 classid 1:1000 htb rate 3000kbit ceil 100000kbit prio 2 quantum 3750',
+    );
+  });
+
+  it('adds a bucket with its qdisc and filter, and deletes a bucket with all its users at once', () => {
+    const small = render(manyIpRules(2));
+    const large = render(manyIpRules(70));
+    const grow = tcDelta(small, large)!;
+    const wan1 = grow.filter((l) => l.includes(' wan1 '));
+    expect(wan1.indexOf('qdisc add dev wan1 parent 1:1001 handle 101: htb r2q 10')).toBe(wan1.findIndex((l) => l.includes('classid 1:1001')) + 1);
+    expect(wan1.findIndex((l) => l.includes('classid 101:10 '))).toBeGreaterThan(wan1.indexOf('qdisc add dev wan1 parent 1:1001 handle 101: htb r2q 10'));
+    expect(wan1.filter((l) => l.startsWith('class add dev wan1 parent 100: '))).toHaveLength(62);
+    const shrink = tcDelta(large, small)!;
+    expect(shrink).toContain('class del dev wan1 classid 1:1001');
+    expect(shrink).not.toContain('class del dev wan1 classid 101:10');
+    expect(shrink).toContain('class del dev wan1 classid 100:12');
   });
 
   it('rebuilds when the line rates or the devices change', () => {

@@ -90,17 +90,17 @@ describe('Smart QoS ruleset part', () => {
 
   it('limits users through maps selected by time window, not one rule per user', () => {
     const upload = chainBody(ruleset, 'qos_upload');
-    expect(upload).toContain('meta priority set ip saddr map @qos_up_0_in');
+    expect(upload).toContain('meta mark set ip saddr map @qos_up_0_in meta priority set none');
     // The office-hours window: inside, and the two halves of outside.
-    expect(upload).toContain('meta day { "Monday", "Tuesday", "Wednesday", "Thursday", "Friday" } meta hour "08:00"-"18:00" meta priority set ip saddr map @qos_up_1_in');
-    expect(upload).toContain('meta day != { "Monday", "Tuesday", "Wednesday", "Thursday", "Friday" } meta priority set ip saddr map @qos_up_1_out');
-    expect(upload).toContain('meta day { "Monday", "Tuesday", "Wednesday", "Thursday", "Friday" } meta hour != "08:00"-"18:00" meta priority set ip saddr map @qos_up_1_out');
+    expect(upload).toContain('meta day { "Monday", "Tuesday", "Wednesday", "Thursday", "Friday" } meta hour "08:00"-"18:00" meta mark set ip saddr map @qos_up_1_in meta priority set none');
+    expect(upload).toContain('meta day != { "Monday", "Tuesday", "Wednesday", "Thursday", "Friday" } meta mark set ip saddr map @qos_up_1_out meta priority set none');
+    expect(upload).toContain('meta day { "Monday", "Tuesday", "Wednesday", "Thursday", "Friday" } meta hour != "08:00"-"18:00" meta mark set ip saddr map @qos_up_1_out meta priority set none');
     // The overnight MAC window, and its download found through the connection mark.
-    expect(upload).toContain('meta hour "22:00"-"06:00" meta priority set ether saddr map @qos_macup_2_in');
-    expect(chainBody(ruleset, 'qos_download')).toContain('meta hour "22:00"-"06:00" meta priority set ct mark & 0xffff0000 map @qos_macdown_2_in');
+    expect(upload).toContain('meta hour "22:00"-"06:00" meta mark set ether saddr map @qos_macup_2_in meta priority set none');
+    expect(chainBody(ruleset, 'qos_download')).toContain('meta hour "22:00"-"06:00" meta mark set ct mark & 0xffff0000 map @qos_macdown_2_in meta priority set none');
     expect(chainBody(ruleset, 'qos_mac_mark')).toContain('ct state new ct mark set ether saddr map @qos_mac_user');
     // A /30 gives its two hosts a class each; the range only limits downloads.
-    expect(ruleset).toMatch(/192\.168\.11\.33 : 1:[0-9a-f]+, 192\.168\.11\.34 : 1:[0-9a-f]+/);
+    expect(ruleset).toMatch(/192\.168\.11\.33 : 0x0[12][0-9a-f]{6}, 192\.168\.11\.34 : 0x0[12][0-9a-f]{6}/);
     expect(ruleset).not.toMatch(/map qos_up_0_in \{[^}]*192\.168\.11\.50/);
     expect(ruleset).toMatch(/map qos_down_0_in \{[^}]*192\.168\.11\.50/);
   });
@@ -164,13 +164,19 @@ describe('Smart QoS traffic control script', () => {
     expect(script).toContain('class add dev wan2 parent 1: classid 1:1 htb rate 10000kbit ceil 10000kbit prio 0');
     expect(script).toContain('qdisc add dev br-lan root handle 1: htb default 0 r2q 10');
     expect(script).toContain('class add dev br-lan parent 1: classid 1:1 htb rate 150000kbit');
-    expect(script).toMatch(/class add dev wan1 parent 1:1 classid 1:100 htb rate 2000kbit ceil 2000kbit/);
-    expect(script).toMatch(/class add dev br-lan parent 1:1 classid 1:100 htb rate 8000kbit ceil 8000kbit/);
+    // Users live in buckets: a class of the root tree holding a nested qdisc, picked by the mark.
+    expect(script).toContain('filter add dev wan1 parent 1: protocol all prio 1 bpf bytecode "7,');
+    expect(script).toMatch(/class add dev wan1 parent 1:1 classid 1:1000 htb rate \d+kbit ceil 20000kbit/);
+    expect(script).toContain('qdisc add dev wan1 parent 1:1000 handle 100: htb r2q 10');
+    expect(script).toContain('filter add dev wan1 parent 100: protocol all prio 1 bpf bytecode "2,32 0 0 4294963220,22 0 0 0"');
+    expect(script).toMatch(/class add dev wan1 parent 100: classid 100:10 htb rate 2000kbit ceil 2000kbit/);
+    expect(script).toMatch(/class add dev br-lan parent 100: classid 100:10 htb rate 8000kbit ceil 8000kbit/);
   });
 
   it.skipIf(!isRoot)('runs with tc -batch in a throwaway namespace, repeatably', async () => {
     const classes = await runTcInNamespace(script);
-    expect(classes).toContain('class htb 1:100 parent 1:1');
+    expect(classes).toContain('class htb 1:1000 parent 1:1 leaf 100:');
+    expect(classes).toContain('class htb 100:10 root');
     expect(classes).toContain('class htb 1:40 parent 1:1 prio 3');
   });
 

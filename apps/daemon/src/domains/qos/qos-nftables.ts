@@ -4,15 +4,16 @@ import { WAN_MARK_MASK } from '../network/network-plan.js';
 import type { NftChainDeclaration, NftSetDeclaration, RulesetPart } from '../network/network-ruleset-parts.js';
 import { cidr4, hex32, identifier, ipv4, mac } from '../network/network-syntax.js';
 import type { QosConfig } from './qos-config.js';
-import { CLASS_MINOR, MAC_USER_SHIFT, type QosPlan, type QosUser, type QosWindow } from './qos-plan.js';
+import { CLASS_MINOR, MAC_USER_SHIFT, slotClass, type QosPlan, type QosUser, type QosWindow } from './qos-plan.js';
 import { classId, nftClock, nftDays } from './qos-syntax.js';
 
 /**
  * The Smart QoS part of the one nftables ruleset (network-ruleset-parts.ts):
- * - `qos_classify` (forward, mangle priority) sets `meta priority` to the HTB class of every
- *   packet between LAN and WAN: the priority class from the mode's defaults, the port rules
- *   and the domain sets, then the class of a limited user from the per-window maps, then the
- *   class of a per-client limit (hotspot) from the run-time maps;
+ * - `qos_classify` (forward, mangle priority) puts every packet between LAN and WAN in its
+ *   HTB class: `meta priority` for the priority class from the mode's defaults, the port
+ *   rules and the domain sets; the packet mark for a limited user from the per-window maps
+ *   (routing is decided by then, so the WAN mark is no longer needed); `meta priority` again
+ *   for a per-client limit (hotspot) from the run-time maps;
  * - `qos_mac_mark` (prerouting, before the network's WAN marks) records a MAC user's number
  *   in the connection mark of its new connections, so the download direction finds it;
  * - `qos_route` (prerouting, after the network restored a connection's WAN) picks the WAN of
@@ -107,9 +108,9 @@ function userMaps(plan: QosPlan): { sets: NftSetDeclaration[]; up: string[]; dow
   for (const window of plan.windows) {
     const users = plan.users.filter((u) => u.window === window);
     for (const state of ['in', 'out'] as const) {
-      const minorOf = (u: QosUser) => (state === 'in' ? u.insideMinor : u.outsideMinor);
+      const slotOf = (u: QosUser) => (state === 'in' ? u.insideSlot : u.outsideSlot);
       const rate = (u: QosUser, dir: 'up' | 'down') => (state === 'in' ? u[dir].inside : u[dir].outside);
-      const element = (u: QosUser, key: string) => `${key} : ${classId(minorOf(u)!)}`;
+      const element = (u: QosUser, key: string) => `${key} : ${hex32(slotClass(slotOf(u)!).mark)}`;
       const maps = {
         up: users.filter((u) => u.kind === 'ip' && rate(u, 'up') > 0).map((u) => element(u, ipv4(u.key))),
         down: users.filter((u) => u.kind === 'ip' && rate(u, 'down') > 0).map((u) => element(u, ipv4(u.key))),
@@ -118,14 +119,15 @@ function userMaps(plan: QosPlan): { sets: NftSetDeclaration[]; up: string[]; dow
       };
       const matches = state === 'in' ? [insideMatch(window)] : outsideMatches(window);
       if (state === 'out' && window.always) continue;
-      const types = { up: 'ipv4_addr : classid', down: 'ipv4_addr : classid', macup: 'ether_addr : classid', macdown: 'mark : classid' };
+      const types = { up: 'ipv4_addr : mark', down: 'ipv4_addr : mark', macup: 'ether_addr : mark', macdown: 'mark : mark' };
       const keys = { up: 'ip saddr', down: 'ip daddr', macup: 'ether saddr', macdown: `ct mark & ${hex32(0xffff0000)}` };
       for (const kind of ['up', 'down', 'macup', 'macdown'] as const) {
         if (maps[kind].length === 0) continue;
         const name = mapName(kind, window, state);
         sets.push({ name, kind: 'map', type: types[kind], elements: maps[kind] });
         const target = kind === 'up' || kind === 'macup' ? up : down;
-        for (const match of matches) target.push(`${match ? `${match} ` : ''}meta priority set ${keys[kind]} map @${name}`);
+        // The mark picks the user's class (qos-tc.ts); no priority, so HTB consults its filter.
+        for (const match of matches) target.push(`${match ? `${match} ` : ''}meta mark set ${keys[kind]} map @${name} meta priority set none`);
       }
     }
   }

@@ -3,10 +3,11 @@ import { integer, RenderValueError } from '../network/network-syntax.js';
 
 /** Tokens of the QoS files, checked like the network's (network-syntax.ts). */
 
-/** An HTB class id `1:<hex minor>`, as both tc and nftables read it. */
-export function classId(minor: number): string {
+/** An HTB class id `<hex major>:<hex minor>` (major 1: the root tree), as both tc and nftables read it. */
+export function classId(minor: number, major = 1): string {
   integer(minor, 1, 0xffff, 'class minor');
-  return `1:${minor.toString(16)}`;
+  integer(major, 1, 0xffff, 'class major');
+  return `${major.toString(16)}:${minor.toString(16)}`;
 }
 
 /** A rate in kbit/s as tc writes it. */
