@@ -132,6 +132,9 @@ function elementsOf(json: string, kind: 'set' | 'map'): Array<{ val: unknown; by
   });
 }
 
+/** Batches of at least this many logins (and no removals) go in as two transactions at once. */
+const SPLIT_BATCH = 2000;
+
 /** The linux driver's data plane: nftables through a runner (execa, argument arrays, stdin). */
 export class NftDataplane implements HotspotDataplane {
   constructor(private readonly run: CommandRunner) {}
@@ -149,6 +152,15 @@ export class NftDataplane implements HotspotDataplane {
   }
 
   async apply(add: readonly ClientEntry[], remove: readonly ClientKey[]): Promise<void> {
+    if (remove.length === 0 && add.length >= SPLIT_BATCH) {
+      // A large burst of logins: nft spends about half of a transaction parsing, so two
+      // transactions of half the clients each, run side by side, use a second core.
+      const half = Math.ceil(add.length / 2);
+      const results = await Promise.all([this.load(renderClientBatch(add.slice(0, half), [])), this.load(renderClientBatch(add.slice(half), []))]);
+      const failed = results.find((r) => !r.ok);
+      if (failed) throw new Error(`nft: ${failed.stderr}`);
+      return;
+    }
     const first = await this.load(renderClientBatch(add, remove));
     if (first.ok) return;
     if (remove.length === 0) throw new Error(`nft: ${first.stderr}`);
