@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { AUTH_IP_SET, AUTH_SET, NftDataplane, type ClientEntry } from '../src/domains/hotspot/hotspot-dataplane.js';
+import type { CommandRunner } from '../src/engine/command-runner.js';
+
+function clients(count: number): ClientEntry[] {
+  return Array.from({ length: count }, (_, i) => ({
+    mac: `02:00:00:00:${((i >> 8) & 255).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`,
+    ip: `10.1.${i >> 8}.${i & 255}`,
+    timeoutSeconds: 3600,
+    upKbps: 0,
+    downKbps: 0,
+  }));
+}
+
+/** A runner that records each `nft -f -` script and answers as `answer` says. */
+function recorder(answer: (script: string) => number = () => 0) {
+  const scripts: string[] = [];
+  const run: CommandRunner = async (argv, options) => {
+    expect(argv).toEqual(['nft', '-f', '-']);
+    scripts.push(options?.input ?? '');
+    const exitCode = answer(options?.input ?? '');
+    return { exitCode, stdout: '', stderr: exitCode ? 'Error: refused' : '' };
+  };
+  return { scripts, run };
+}
+
+const elementsIn = (script: string, set: string) =>
+  (new RegExp(`add element inet portico ${set} \\{ ([^}]*) \\}`).exec(script)?.[1] ?? '').split(', ').filter(Boolean).length;
+
+describe('nftables data plane batches', () => {
+  it('puts a large burst of logins in two transactions of half the clients each, every client once', async () => {
+    const { scripts, run } = recorder();
+    await new NftDataplane(run).apply(clients(3001), []);
+    expect(scripts).toHaveLength(2);
+    expect(scripts.map((s) => elementsIn(s, AUTH_SET))).toEqual([1501, 1500]);
+    expect(scripts.map((s) => elementsIn(s, AUTH_IP_SET))).toEqual([1501, 1500]);
+    const all = scripts.join('\n');
+    expect(all).toContain('02:00:00:00:00:00 . 10.1.0.0 timeout 3600s');
+    expect(all).toContain('02:00:00:00:0b:b8 . 10.1.11.184 timeout 3600s');
+  });
+
+  it('keeps small batches, and batches with removals, in one transaction', async () => {
+    const small = recorder();
+    await new NftDataplane(small.run).apply(clients(10), []);
+    expect(small.scripts).toHaveLength(1);
+    const mixed = recorder();
+    await new NftDataplane(mixed.run).apply(clients(2500), [{ mac: '02:aa:00:00:00:01', ip: '10.9.0.1' }]);
+    expect(mixed.scripts).toHaveLength(1);
+    expect(mixed.scripts[0]).toMatch(/^delete element inet portico hs_auth \{ 02:aa:00:00:00:01 \. 10\.9\.0\.1 \}/);
+  });
+
+  it('fails the burst when either half is refused', async () => {
+    const { run } = recorder((script) => (script.includes('10.1.11.184') ? 1 : 0));
+    await expect(new NftDataplane(run).apply(clients(3001), [])).rejects.toThrow(/nft: Error: refused/);
+  });
+});
