@@ -1,5 +1,6 @@
 import { createElement, lazy, type ComponentType, type LazyExoticComponent } from 'react';
 import { ENTITY_ROUTES } from './entity-routes.js';
+import { HOTSPOT_PAGES } from '../pages/hotspot/hotspot-pages.js';
 import type { PageCatalogue, RoutePage } from './route-table.js';
 
 type LazyPage = LazyExoticComponent<ComponentType>;
@@ -21,6 +22,7 @@ export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/sysstatus/inneruser': lazy(() => import('../pages/hotspot-status/inner-user-page.js')),
   '/sysstatus/inneruser/flowdetails': lazy(() => import('../pages/hotspot-status/inner-user-flow-page.js')),
   '/sysstatus/inneruser/detail': lazy(() => import('../pages/hotspot-status/inner-user-detail-page.js')),
+  ...HOTSPOT_PAGES,
 };
 
 export const PAGE_CATALOGUE: PageCatalogue = {

@@ -55,6 +55,10 @@ export const UPLOAD_LIMITS = {
   logoBytes: 30 * 1024,
   logoWidth: 960,
   logoHeight: 640,
-  /** A custom portal page is uploaded as a zip archive only. */
+  /** A custom portal page is uploaded as a zip archive only, of at most this size. */
   customPortalExtensions: ['.zip'],
+  customPortalBytes: 5 * 1024 * 1024,
 } as const;
+
+/** "No special characters in the name" (spec §5): letters, digits, dot, hyphen, underscore. */
+export const UPLOAD_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

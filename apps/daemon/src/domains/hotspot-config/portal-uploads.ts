@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyMultipart from '@fastify/multipart';
-import { MSG, UPLOAD_LIMITS } from '@portico/schema';
+import { MSG, UPLOAD_FILE_NAME, UPLOAD_LIMITS } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
 import { failure, success } from '../../plugins/api-envelope.js';
 import { IMAGE_MIME, imageInfo, type ImageType } from './portal-image.js';
@@ -21,9 +21,6 @@ export const UPLOAD_MSG = {
   zip: 'hotspot.msg.zipInvalid',
   zipIndex: 'hotspot.msg.zipIndex',
 } as const;
-
-/** "No special characters in the name" (spec §5): letters, digits, dot, hyphen, underscore. */
-export const UPLOAD_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 const LIMIT_BYTES: Readonly<Record<PortalFileKind, number>> = {
   picture: UPLOAD_LIMITS.portalPictureBytes,
@@ -106,7 +103,7 @@ async function readUpload(request: FastifyRequest, kind: PortalFileKind): Promis
 }
 
 function checkName(kind: PortalFileKind, name: string): void {
-  if (!UPLOAD_NAME.test(name)) throw new UploadRefused(UPLOAD_MSG.name);
+  if (!UPLOAD_FILE_NAME.test(name)) throw new UploadRefused(UPLOAD_MSG.name);
   const lower = name.toLowerCase();
   if (kind === 'custom' && !UPLOAD_LIMITS.customPortalExtensions.some((ext) => lower.endsWith(ext))) throw new UploadRefused(UPLOAD_MSG.type);
 }

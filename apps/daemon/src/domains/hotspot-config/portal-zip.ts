@@ -2,12 +2,13 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
+import { UPLOAD_LIMITS } from '@portico/schema';
 import yauzl from 'yauzl';
 
 /** Limits of a custom portal page archive. */
 export const ZIP_LIMITS = {
   /** The archive as uploaded. */
-  archiveBytes: 5 * 1024 * 1024,
+  archiveBytes: UPLOAD_LIMITS.customPortalBytes,
   entries: 500,
   /** All files once extracted: a small archive cannot unpack into a disk-filling bomb. */
   totalBytes: 20 * 1024 * 1024,

@@ -35,6 +35,7 @@ import hotspotWhitelist from './hotspotWhitelist.json';
 import hotspotBlacklist from './hotspotBlacklist.json';
 import hotspotReminder from './hotspotReminder.json';
 import hotspotLocalNotice from './hotspotLocalNotice.json';
+import hotspotUpload from './hotspotUpload.json';
 import qosBase from './qosBase.json';
 import qosIpRule from './qosIpRule.json';
 import qosMacRule from './qosMacRule.json';
@@ -53,4 +54,4 @@ import firewallSessionLimit from './firewallSessionLimit.json';
 import firewallConnLimit from './firewallConnLimit.json';
 import firewallDmz from './firewallDmz.json';
 /** One import per namespace file; a new namespace adds one line here in each language. */
-export default bundle({ common, validation, menu, msg, login, dashboard, adminUser, entity, portal, networkInterface, dhcpServer, dhcpStatic, staticRoute, arpBind, arpAuth, vlan, multiWan, portAttribute, iptv, vpnClient, maintain, hotspot, hotspotZone, hotspotPortal, hotspotTerms, hotspotPlan, hotspotAccounting, hotspotUser, hotspotUserBatch, hotspotWhitelist, hotspotBlacklist, hotspotReminder, hotspotLocalNotice, qosBase, qosIpRule, qosMacRule, qosPortRule, qosDomainRule, qosLoadBalance, qosIsp, qos, firewallPortMapping, firewallNat, firewallHostMapping, firewallAcl, firewallLanForward, firewallShareBlock, firewallSessionLimit, firewallConnLimit, firewallDmz, netStatus, hotspotStatus });
+export default bundle({ common, validation, menu, msg, login, dashboard, adminUser, entity, portal, networkInterface, dhcpServer, dhcpStatic, staticRoute, arpBind, arpAuth, vlan, multiWan, portAttribute, iptv, vpnClient, maintain, hotspot, hotspotZone, hotspotPortal, hotspotTerms, hotspotPlan, hotspotAccounting, hotspotUser, hotspotUserBatch, hotspotWhitelist, hotspotBlacklist, hotspotReminder, hotspotLocalNotice, hotspotUpload, qosBase, qosIpRule, qosMacRule, qosPortRule, qosDomainRule, qosLoadBalance, qosIsp, qos, firewallPortMapping, firewallNat, firewallHostMapping, firewallAcl, firewallLanForward, firewallShareBlock, firewallSessionLimit, firewallConnLimit, firewallDmz, netStatus, hotspotStatus });
