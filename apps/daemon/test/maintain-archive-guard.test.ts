@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BackupRefused, buildArchive, readArchive } from '../src/domains/maintain/maintain-archive.js';
+import { ARCHIVE_LIMITS, BackupRefused, buildArchive, readArchive } from '../src/domains/maintain/maintain-archive.js';
 import { deviceKeys, deviceSecret } from '../src/domains/maintain/maintain-keys.js';
+import { captureHotspotPart } from '../src/domains/maintain/maintain-hotspot.js';
 import { MIGRATIONS } from '../src/plugins/db-open.js';
 import type { ConfigSnapshot } from '../src/config/config-types.js';
 import { adminClient, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
@@ -123,7 +124,7 @@ describe('sizes', () => {
   });
 
   test('an upload over the limit is cut off while streaming', async () => {
-    await refused(randomBytes(5 * 1024 * 1024), 'msg.backupTooLarge');
+    await refused(randomBytes(ARCHIVE_LIMITS.upload + 1024 * 1024), 'msg.backupTooLarge');
   });
 
   test('not a gzip file, not a tar, empty', async () => {
@@ -177,7 +178,7 @@ describe('manifest', () => {
 
   test('another product, another format, unknown fields', async () => {
     await refused(await withManifest((m) => (m.product = 'other')), 'msg.backupInvalid');
-    await refused(await withManifest((m) => (m.format = 2)), 'msg.backupInvalid');
+    await refused(await withManifest((m) => (m.format = 3)), 'msg.backupInvalid');
     await refused(await withManifest((m) => (m.extra = true)), 'msg.backupInvalid');
   });
 
@@ -204,6 +205,7 @@ describe('rows of a genuine archive', () => {
     const salt = randomBytes(16);
     return buildArchive({
       snapshot,
+      hotspot: captureHotspotPart(h.app.appContext),
       lookup: h.app.appContext.config.lookup,
       keys: deviceKeys(deviceSecret(h.stateDir), salt),
       protection: { mode: 'device', salt: salt.toString('base64') },

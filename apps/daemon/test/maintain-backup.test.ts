@@ -45,19 +45,25 @@ afterAll(async () => {
 });
 
 describe('backup download', () => {
-  test('is a tar.gz of manifest, rows, sealed secrets and signature, with no secret in clear', async () => {
+  test('is a tar.gz of manifest, rows, sealed secrets, sealed hotspot tables and signature, with no secret in clear', async () => {
     const archive = await download(admin);
     const entries = await unpack(archive);
-    expect(entries.map((e) => e.header.name)).toEqual(['manifest.json', 'config.json', 'secrets.enc', 'signature']);
+    expect(entries.map((e) => e.header.name)).toEqual(['manifest.json', 'config.json', 'secrets.enc', 'hotspot.enc', 'signature']);
     expect(entries.every((e) => e.header.type === 'file')).toBe(true);
     const manifest = JSON.parse(entries[0]!.body!.toString());
-    expect(manifest).toMatchObject({ format: 1, product: 'portico', schemaVersion: MIGRATIONS.length, protection: { mode: 'device' } });
+    expect(manifest).toMatchObject({
+      format: 2,
+      product: 'portico',
+      schemaVersion: MIGRATIONS.length,
+      protection: { mode: 'device' },
+      hotspot: { users: 0, voucherBatches: 0, vouchers: 0 },
+    });
     expect(manifest.entities).toEqual(expect.arrayContaining([{ name: 'vpnClient', rows: 1 }, { name: 'networkInterface', rows: 1 }]));
     const config = JSON.parse(entries[1]!.body!.toString());
     expect(config.entities.vpnClient[0].data.server).toBe('vpn.example.com');
     expect(config.entities.vpnClient[0].data).not.toHaveProperty('password');
     expect(gunzipSync(archive).includes(Buffer.from(VPN_PASSWORD))).toBe(false);
-    expect(entries[3]!.body!.length).toBe(32);
+    expect(entries[4]!.body!.length).toBe(32);
   });
 
   test('creates the device key once, readable by the daemon only', async () => {

@@ -111,7 +111,7 @@ export function BackupRestoreSection({ status, canDownload, canRestore, onUpload
           )}
           <Input.Wrapper
             label={t('maintain.restore.file')}
-            description={t('maintain.restore.fileHelp', { size: limitMiB(status?.uploadLimit ?? 4 * 1024 * 1024) })}
+            description={t('maintain.restore.fileHelp', { size: limitMiB(status?.uploadLimit ?? 12 * 1024 * 1024) })}
           >
             <input
               ref={fileInput}

@@ -52,7 +52,7 @@ export function parseBackupStatus(value: unknown): BackupStatus {
     rebootRequired: v.rebootRequired === true,
     revision: typeof v.revision === 'number' ? v.revision : null,
     reason,
-    uploadLimit: num(v.uploadLimit, 4 * 1024 * 1024),
+    uploadLimit: num(v.uploadLimit, 12 * 1024 * 1024),
     restart: parseRestartInfo(v.restart),
   };
 }

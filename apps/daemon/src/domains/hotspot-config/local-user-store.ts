@@ -14,11 +14,22 @@ interface UserDbRow {
   data: string;
 }
 
-const PUBLIC_FIELDS = ['type', 'model', 'usernum', 'totalflow', 'upspeed', 'downspeed', 'duetime', 'status', 'sms', 'tel', 'comment'] as const;
+/** An account as a configuration backup carries it: the password only as its hash. */
+export interface LocalUserRecord {
+  id: string;
+  username: string;
+  password_hash: string;
+  data: Record<string, unknown>;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The account fields kept in the `data` column (all but id, name and password). */
+export const LOCAL_USER_DATA_FIELDS = ['type', 'model', 'usernum', 'totalflow', 'upspeed', 'downspeed', 'duetime', 'status', 'sms', 'tel', 'comment'] as const;
 
 function dataOf(record: EntityRow): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const field of PUBLIC_FIELDS) if (record[field] !== undefined) out[field] = record[field];
+  for (const field of LOCAL_USER_DATA_FIELDS) if (record[field] !== undefined) out[field] = record[field];
   return out;
 }
 
@@ -130,6 +141,28 @@ export class LocalUserStore {
     this.unknownUserHash ??= this.passwords.hash(randomBytes(24).toString('base64'));
     const ok = await this.passwords.verify(password, row?.password_hash ?? (await this.unknownUserHash));
     return row && ok ? this.toUser(row) : null;
+  }
+
+  /** Every account with its hash, as stored: what a configuration backup seals. */
+  exportRecords(): LocalUserRecord[] {
+    const rows = this.db.prepare('SELECT id, username, password_hash, data, created_at, updated_at FROM hotspot_local_users ORDER BY rowid').all() as Array<
+      UserDbRow & { created_at: number; updated_at: number }
+    >;
+    return rows.map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
+  }
+
+  /**
+   * Makes `records` (already validated) the whole table. One transaction, nested in the
+   * caller's when there is one: a restore writes the accounts with the configuration or not at all.
+   */
+  replaceAll(records: readonly LocalUserRecord[]): void {
+    const insert = this.db.prepare(
+      'INSERT INTO hotspot_local_users (id, username, password_hash, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM hotspot_local_users').run();
+      for (const r of records) insert.run(r.id, r.username, r.password_hash, JSON.stringify(r.data), r.created_at, r.updated_at);
+    })();
   }
 
   /** Sets a new password (self-service change); false when the account does not exist. */

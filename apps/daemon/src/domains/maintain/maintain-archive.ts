@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { gunzip, gzipSync } from 'node:zlib';
+import { gunzip, gunzipSync, gzipSync } from 'node:zlib';
 import { pack as tarPack, extract as tarExtract } from 'tar-stream';
 import { z } from 'zod';
 import type { AnyEntity } from '@portico/schema';
@@ -9,23 +9,31 @@ import type { ConfigRow, ConfigSnapshot, SnapshotRow } from '../../config/config
 import { archiveTag, PASSPHRASE_KDF, sameTag, type ArchiveKeys } from './maintain-keys.js';
 
 /**
- * The configuration backup file: a gzip'd tar of four regular files.
- * - manifest.json: format, product, time, database schema version, entities, protection;
+ * The configuration backup file: a gzip'd tar of five regular files.
+ * - manifest.json: format, product, time, database schema version, entities, protection,
+ *   how many hotspot accounts, voucher batches and vouchers the archive holds;
  * - config.json: every config_rows row, secrets left out;
  * - secrets.enc: the secrets, AES-256-GCM (iv, tag, ciphertext), the manifest as extra data;
- * - signature: HMAC-SHA256 over the three, under a key of the same derivation.
+ * - hotspot.enc: the hotspot's local accounts (password hashes), voucher batches, vouchers (code
+ *   HMACs) and the key of those HMACs, gzip'd then sealed like secrets.enc; they live in their
+ *   own tables, not in config_rows;
+ * - signature: HMAC-SHA256 over the others, under a key of the same derivation.
+ * Format 1 archives (before hotspot.enc) are still read: they restore the configuration only.
  * Reading refuses anything else before a byte of it is interpreted (see readArchive).
  */
 
-export const BACKUP_FORMAT = 1;
+export const BACKUP_FORMAT = 2;
 export const BACKUP_PRODUCT = 'portico';
-export const ARCHIVE_FILES = ['manifest.json', 'config.json', 'secrets.enc', 'signature'] as const;
+export const ARCHIVE_FILES = ['manifest.json', 'config.json', 'secrets.enc', 'hotspot.enc', 'signature'] as const;
 type ArchiveFile = (typeof ARCHIVE_FILES)[number];
+/** The entries every format has; hotspot.enc is there from format 2 on. */
+const REQUIRED_FILES: readonly ArchiveFile[] = ['manifest.json', 'config.json', 'secrets.enc', 'signature'];
+const HOTSPOT_FORMAT = 2;
 
 /** Size limits of what a restore reads; a real configuration is far below them. */
 export const ARCHIVE_LIMITS = {
-  /** The uploaded (compressed) file. */
-  upload: 4 * 1024 * 1024,
+  /** The uploaded (compressed) file: room for the hotspot part's sealed (incompressible) maximum rows. */
+  upload: 12 * 1024 * 1024,
   /** All of the tar once decompressed. */
   decompressed: 32 * 1024 * 1024,
   /** Decompressed to compressed, checked once past `ratioFloor` (tar padding compresses well). */
@@ -35,8 +43,11 @@ export const ARCHIVE_LIMITS = {
     'manifest.json': 64 * 1024,
     'config.json': 16 * 1024 * 1024,
     'secrets.enc': 4 * 1024 * 1024,
+    'hotspot.enc': 12 * 1024 * 1024,
     signature: 64,
   } satisfies Record<ArchiveFile, number>,
+  /** hotspot.enc once opened and inflated. */
+  hotspotPlain: 32 * 1024 * 1024,
 } as const;
 
 /** Why a restore was refused: `msg` goes to the console, `reason` to the log. */
@@ -75,16 +86,20 @@ const protection = z.discriminatedUnion('mode', [
     .strict(),
 ]);
 
+const count = z.number().int().min(0).max(1_000_000);
+
 export const manifestSchema = z
   .object({
-    format: z.literal(BACKUP_FORMAT),
+    format: z.union([z.literal(1), z.literal(BACKUP_FORMAT)]),
     product: z.literal(BACKUP_PRODUCT),
     created: z.iso.datetime(),
     schemaVersion: z.number().int().min(1),
     entities: z.array(z.object({ name: entityName, rows: z.number().int().min(0) }).strict()).max(1000),
     protection,
+    hotspot: z.object({ users: count, voucherBatches: count, vouchers: count }).strict().optional(),
   })
-  .strict();
+  .strict()
+  .refine((m) => (m.format >= HOTSPOT_FORMAT) === (m.hotspot !== undefined), { error: 'hotspot counts belong to format 2 on' });
 export type BackupManifest = z.infer<typeof manifestSchema>;
 export type BackupProtection = BackupManifest['protection'];
 
@@ -118,8 +133,16 @@ function secretFieldsOf(entity: AnyEntity | undefined, row: ConfigRow): string[]
   return Object.keys(row).filter((field) => redacted[field] === REDACTED && row[field] !== undefined);
 }
 
+/** What hotspot.enc holds, counted in the manifest. */
+export interface HotspotPart {
+  counts: NonNullable<BackupManifest['hotspot']>;
+  /** JSON-able; checked on restore by validateHotspotPart. */
+  content: unknown;
+}
+
 export interface BuildInput {
   snapshot: ConfigSnapshot;
+  hotspot: HotspotPart;
   lookup: (name: string) => AnyEntity | undefined;
   keys: ArchiveKeys;
   protection: BackupProtection;
@@ -139,6 +162,27 @@ async function tarOf(files: ReadonlyArray<readonly [string, Buffer]>, mtime: Dat
   pack.finalize();
   await done;
   return Buffer.concat(chunks);
+}
+
+/** hotspot.enc is sealed under the archive's key with its own name in the extra data, so it cannot pass for secrets.enc. */
+function hotspotAad(manifestBytes: Buffer): Buffer {
+  return Buffer.concat([manifestBytes, Buffer.from('\0hotspot.enc')]);
+}
+
+function seal(key: Buffer, aad: Buffer, plain: Buffer): Buffer {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(aad);
+  const sealed = Buffer.concat([cipher.update(plain), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), sealed]);
+}
+
+function unseal(key: Buffer, aad: Buffer, bytes: Buffer): Buffer {
+  if (bytes.length < 28) throw new Error('too short');
+  const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12));
+  decipher.setAuthTag(bytes.subarray(12, 28));
+  decipher.setAAD(aad);
+  return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]);
 }
 
 /** Writes the archive of a snapshot; secrets are encrypted, the whole signed. */
@@ -163,18 +207,18 @@ export async function buildArchive(input: BuildInput): Promise<Buffer> {
     schemaVersion: input.schemaVersion,
     entities: Object.entries(entities).map(([name, rows]) => ({ name, rows: rows.length })),
     protection: input.protection,
+    hotspot: input.hotspot.counts,
   };
   const manifestBytes = Buffer.from(JSON.stringify(manifest, null, 2));
   const configBytes = Buffer.from(JSON.stringify({ entities }));
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', input.keys.encryption, iv);
-  cipher.setAAD(manifestBytes);
-  const sealed = Buffer.concat([cipher.update(JSON.stringify(secrets)), cipher.final()]);
-  const secretsBytes = Buffer.concat([iv, cipher.getAuthTag(), sealed]);
+  const secretsBytes = seal(input.keys.encryption, manifestBytes, Buffer.from(JSON.stringify(secrets)));
+  // Compressed before sealing: ciphertext does not compress, and thousands of accounts repeat their fields.
+  const hotspotBytes = seal(input.keys.encryption, hotspotAad(manifestBytes), gzipSync(JSON.stringify(input.hotspot.content)));
   const signed: Array<[ArchiveFile, Buffer]> = [
     ['manifest.json', manifestBytes],
     ['config.json', configBytes],
     ['secrets.enc', secretsBytes],
+    ['hotspot.enc', hotspotBytes],
   ];
   const signature = archiveTag(input.keys.authentication, signed);
   return gzipSync(await tarOf([...signed, ['signature', signature]], input.created));
@@ -244,7 +288,7 @@ export async function readArchive(compressed: Buffer): Promise<Map<ArchiveFile, 
     if (error instanceof BackupRefused) throw error;
     throw new BackupRefused(BACKUP_MSG.invalid, `not a tar archive: ${(error as Error).message}`);
   }
-  for (const name of ARCHIVE_FILES) if (!files.has(name)) throw new BackupRefused(BACKUP_MSG.invalid, `entry ${name} is missing`);
+  for (const name of REQUIRED_FILES) if (!files.has(name)) throw new BackupRefused(BACKUP_MSG.invalid, `entry ${name} is missing`);
   return files;
 }
 
@@ -252,37 +296,57 @@ export async function readArchive(compressed: Buffer): Promise<Map<ArchiveFile, 
 export function readManifest(files: Map<ArchiveFile, Buffer>, schemaVersion: number): BackupManifest {
   const parsed = manifestSchema.safeParse(parseJson(files.get('manifest.json')!, 'manifest.json'));
   if (!parsed.success) throw new BackupRefused(BACKUP_MSG.invalid, `manifest: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (files.has('hotspot.enc') !== (parsed.data.format >= HOTSPOT_FORMAT)) {
+    throw new BackupRefused(BACKUP_MSG.invalid, `hotspot.enc does not belong to a format ${parsed.data.format} archive`);
+  }
   if (parsed.data.schemaVersion > schemaVersion) {
     throw new BackupRefused(BACKUP_MSG.newer, `backup schema ${parsed.data.schemaVersion} is newer than ${schemaVersion}`);
   }
   return parsed.data;
 }
 
+/** An opened archive: the configuration, and from format 2 on what hotspot.enc held (unchecked JSON). */
+export interface OpenedArchive {
+  snapshot: ConfigSnapshot;
+  hotspot?: unknown;
+}
+
 /**
- * Checks the signature and the secrets' seal with the keys, then returns the rows with their
- * secrets put back. Nothing in config.json is parsed before the signature matched.
+ * Checks the signature and the seals with the keys, then returns the rows with their secrets
+ * put back and the hotspot part. Nothing in config.json is parsed before the signature matched.
  */
-export function openArchive(files: Map<ArchiveFile, Buffer>, manifest: BackupManifest, keys: ArchiveKeys): ConfigSnapshot {
+export function openArchive(files: Map<ArchiveFile, Buffer>, manifest: BackupManifest, keys: ArchiveKeys): OpenedArchive {
   const authFailed = manifest.protection.mode === 'passphrase' ? BACKUP_MSG.passphraseWrong : BACKUP_MSG.authFailed;
   const manifestBytes = files.get('manifest.json')!;
   const configBytes = files.get('config.json')!;
   const secretsBytes = files.get('secrets.enc')!;
+  const hotspotBytes = files.get('hotspot.enc');
   const expected = archiveTag(keys.authentication, [
     ['manifest.json', manifestBytes],
     ['config.json', configBytes],
     ['secrets.enc', secretsBytes],
+    ...(hotspotBytes ? [['hotspot.enc', hotspotBytes] as const] : []),
   ]);
   if (!sameTag(expected, files.get('signature')!)) throw new BackupRefused(authFailed, 'signature does not match');
 
   let secretsJson: Buffer;
+  let hotspotJson: Buffer | undefined;
   try {
-    if (secretsBytes.length < 28) throw new Error('too short');
-    const decipher = createDecipheriv('aes-256-gcm', keys.encryption, secretsBytes.subarray(0, 12));
-    decipher.setAuthTag(secretsBytes.subarray(12, 28));
-    decipher.setAAD(manifestBytes);
-    secretsJson = Buffer.concat([decipher.update(secretsBytes.subarray(28)), decipher.final()]);
+    secretsJson = unseal(keys.encryption, manifestBytes, secretsBytes);
+    if (hotspotBytes) hotspotJson = unseal(keys.encryption, hotspotAad(manifestBytes), hotspotBytes);
   } catch (error) {
     throw new BackupRefused(authFailed, `secrets cannot be opened: ${(error as Error).message}`);
+  }
+  let hotspot: unknown;
+  if (hotspotJson) {
+    let plain: Buffer;
+    try {
+      plain = gunzipSync(hotspotJson, { maxOutputLength: ARCHIVE_LIMITS.hotspotPlain });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new BackupRefused(BACKUP_MSG.tooLarge, 'hotspot.enc over its limit');
+      throw new BackupRefused(BACKUP_MSG.invalid, `hotspot.enc is not gzip: ${(error as Error).message}`);
+    }
+    hotspot = parseJson(plain, 'hotspot.enc');
   }
 
   const config = configSchema.safeParse(parseJson(configBytes, 'config.json'));
@@ -312,5 +376,5 @@ export function openArchive(files: Map<ArchiveFile, Buffer>, manifest: BackupMan
     if (!data || Object.hasOwn(data, field)) throw new BackupRefused(BACKUP_MSG.invalid, `secret ${name}.${field} has no row or is doubled`);
     data[field] = value;
   }
-  return snapshot;
+  return hotspotJson ? { snapshot, hotspot } : { snapshot };
 }

@@ -9,7 +9,7 @@ import { MIGRATIONS } from '../../plugins/db-open.js';
 import type { RoutePolicy } from '../../plugins/route-policy.js';
 import { actorOf } from '../../config/config-write.js';
 import { factorySnapshot } from '../../config/factory-defaults.js';
-import { realScheduler, type Scheduler } from '../../config/config-types.js';
+import { realScheduler, type Actor, type ConfigSnapshot, type Scheduler } from '../../config/config-types.js';
 import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
 import {
   ARCHIVE_LIMITS,
@@ -24,6 +24,9 @@ import {
 } from './maintain-archive.js';
 import { deviceKeys, deviceSecret, PASSPHRASE_KDF, passphraseKeys, type ArchiveKeys } from './maintain-keys.js';
 import { validateSnapshot } from './maintain-restore.js';
+import { captureHotspotPart, clearHotspotState, validateHotspotPart, writeHotspotState, type HotspotState } from './maintain-hotspot.js';
+import { voucherStore } from '../voucher/voucher-routes.js';
+import { stageVoucherKey } from '../voucher/voucher-codes.js';
 import { createRebooter, RestartState } from './maintain-reboot.js';
 
 export const BACKUP_URL = '/api/sysconf/backup';
@@ -141,6 +144,38 @@ export async function registerMaintainRoutes(app: FastifyInstance, ctx: AppConte
     return passphraseKeys(passphrase, salt);
   }
 
+  /**
+   * Stores `target` as the configuration for the next start and, in the same transaction,
+   * replaces the hotspot's accounts and vouchers (`clear`: empties them; undefined: a format 1
+   * backup, which does not hold them, leaves them). Those tables are live at once, not at the
+   * restart. A voucher key from another device is written beside the current one first and
+   * renamed into place as the transaction's last step, so any failure leaves the old rows with
+   * the old key.
+   */
+  function replaceForRestart(target: ConfigSnapshot, hotspot: HotspotState | 'clear' | undefined, actor: Actor, summary: string) {
+    const vouchers = voucherStore(ctx);
+    const newKey = hotspot && hotspot !== 'clear' && !vouchers.hasKey(hotspot.voucherKey) ? hotspot.voucherKey : undefined;
+    const staged = newKey ? stageVoucherKey(settings.stateDir, newKey) : undefined;
+    let outcome: ReturnType<typeof config.replaceForRestart>;
+    try {
+      outcome = ctx.db.transaction(() => {
+        const replaced = config.replaceForRestart(target, actor, summary);
+        // Refused: its own writes are rolled back, and nothing else is written.
+        if (!replaced.ok) return replaced;
+        if (hotspot === 'clear') clearHotspotState(ctx);
+        else if (hotspot) writeHotspotState(ctx, hotspot);
+        staged?.install();
+        return replaced;
+      })();
+    } catch (error) {
+      staged?.undo();
+      throw error;
+    }
+    if (!outcome.ok) staged?.undo();
+    else if (newKey) vouchers.useKey(newKey);
+    return outcome;
+  }
+
   async function download(request: FastifyRequest, reply: FastifyReply, passphrase: string | undefined) {
     const salt = randomBytes(16);
     const protection: BackupProtection = passphrase
@@ -150,6 +185,7 @@ export async function registerMaintainRoutes(app: FastifyInstance, ctx: AppConte
     const created = new Date(ctx.now());
     const archive = await buildArchive({
       snapshot: config.journal.capture(),
+      hotspot: captureHotspotPart(ctx),
       lookup: config.lookup,
       keys,
       protection,
@@ -197,9 +233,10 @@ export async function registerMaintainRoutes(app: FastifyInstance, ctx: AppConte
       }
       const files = await readArchive(upload.file);
       const manifest = readManifest(files, MIGRATIONS.length);
-      const snapshot = openArchive(files, manifest, await keysFor(manifest, upload.passphrase));
-      const valid = validateSnapshot(snapshot, config.lookup);
-      const outcome = config.replaceForRestart(valid, actorOf(request), `configuration restored from a backup of ${manifest.created}`);
+      const opened = openArchive(files, manifest, await keysFor(manifest, upload.passphrase));
+      const valid = validateSnapshot(opened.snapshot, config.lookup);
+      const hotspot = manifest.hotspot ? validateHotspotPart(opened.hotspot, manifest.hotspot, valid) : undefined;
+      const outcome = replaceForRestart(valid, hotspot, actorOf(request), `configuration restored from a backup of ${manifest.created}`);
       if (!outcome.ok) return outcome.reply;
       awaitingRestart = { revision: outcome.revision, reason: 'restore' };
       request.log.info({ user: request.auth?.account.username, ip: request.ip, revision: outcome.revision }, 'configuration restored from a backup');
@@ -251,7 +288,7 @@ export async function registerMaintainRoutes(app: FastifyInstance, ctx: AppConte
         if (!parsed.success) return failure(MSG.invalid, fieldErrors(parsed.error));
         const body = parsed.data;
         if (body.action === 'download') return download(request, reply, body.passphrase || undefined);
-        const outcome = config.replaceForRestart(factorySnapshot(settings.factoryLanPorts), actorOf(request), 'factory reset');
+        const outcome = replaceForRestart(factorySnapshot(settings.factoryLanPorts), 'clear', actorOf(request), 'factory reset');
         if (!outcome.ok) return outcome.reply;
         awaitingRestart = { revision: outcome.revision, reason: 'reset' };
         return success({ revision: outcome.revision, ...startReboot(request, 'factory reset: rebooting') });

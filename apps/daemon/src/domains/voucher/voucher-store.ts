@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import {
   isVoucherCodeShape,
   normalizeVoucherCode,
@@ -31,6 +31,37 @@ export type RedeemResult =
   | { ok: true; voucher: VoucherRecord; secondsRemaining: number }
   /** `code`: no such voucher; `expired`: its validity is over; `onlineLimit`: all its device slots are taken. */
   | { ok: false; reason: 'code' | 'expired' | 'onlineLimit' };
+
+/** A batch as stored, the form a configuration backup carries. */
+export interface VoucherBatchRecord {
+  id: string;
+  name: string;
+  codelength: number;
+  amount: number;
+  validity: number;
+  unit: TimeUnit;
+  usernum: number;
+  plan: string;
+  created_at: number;
+}
+
+/** A voucher as stored: its code only as the HMAC under the device's voucher key. */
+export interface StoredVoucher {
+  id: string;
+  batch_id: string;
+  serial: number;
+  code_hash: string;
+  first_used: number | null;
+  expires_at: number | null;
+  macs: string[];
+}
+
+/** Everything that makes the vouchers work on another device: the rows and the key of their hashes. */
+export interface VoucherState {
+  key: Buffer;
+  batches: VoucherBatchRecord[];
+  vouchers: StoredVoucher[];
+}
 
 interface BatchRow {
   id: string;
@@ -73,9 +104,54 @@ const CODE_ATTEMPTS = 20;
 export class VoucherStore {
   constructor(
     private readonly db: Db,
-    private readonly key: Buffer,
+    private key: Buffer,
     private readonly now: () => number,
   ) {}
+
+  /** The batches, vouchers and hashing key, as a configuration backup seals them. */
+  exportState(): VoucherState {
+    const batches = (this.db.prepare('SELECT * FROM voucher_batches ORDER BY rowid').all() as BatchRow[]).map((row) => ({
+      ...row,
+      unit: row.unit as TimeUnit,
+    }));
+    const vouchers = (
+      this.db.prepare('SELECT id, batch_id, serial, code_hash, first_used, expires_at, macs FROM vouchers ORDER BY rowid').all() as Array<
+        VoucherDbRow & { code_hash: string }
+      >
+    ).map((row) => ({ ...row, macs: JSON.parse(row.macs) as string[] }));
+    return { key: Buffer.from(this.key), batches, vouchers };
+  }
+
+  /**
+   * Makes `batches` and `vouchers` (already validated) the whole of both tables. One
+   * transaction, nested in the caller's when there is one, so a restore writes them with the
+   * configuration or not at all. Their hashes are under the key of the device that made them:
+   * the caller installs that key (useKey) once the transaction has committed.
+   */
+  replaceAll(batches: readonly VoucherBatchRecord[], vouchers: readonly StoredVoucher[]): void {
+    const insertBatch = this.db.prepare(
+      'INSERT INTO voucher_batches (id, name, codelength, amount, validity, unit, usernum, plan, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    const insertVoucher = this.db.prepare(
+      'INSERT INTO vouchers (id, batch_id, serial, code_hash, first_used, expires_at, macs) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM vouchers').run();
+      this.db.prepare('DELETE FROM voucher_batches').run();
+      for (const b of batches) insertBatch.run(b.id, b.name, b.codelength, b.amount, b.validity, b.unit, b.usernum, b.plan, b.created_at);
+      for (const v of vouchers) insertVoucher.run(v.id, v.batch_id, v.serial, v.code_hash, v.first_used, v.expires_at, JSON.stringify(v.macs));
+    })();
+  }
+
+  /** Whether codes are hashed under `key` now. */
+  hasKey(key: Buffer): boolean {
+    return key.length === this.key.length && timingSafeEqual(key, this.key);
+  }
+
+  /** Hashes codes under `key` from now on: the key of restored vouchers, once it is on disk. */
+  useKey(key: Buffer): void {
+    this.key = Buffer.from(key);
+  }
 
   /** Creates a batch; the codes are returned this once and never stored in plain. */
   createBatch(input: VoucherBatchInput): { batch: VoucherBatch; codes: string[] } {
