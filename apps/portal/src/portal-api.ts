@@ -61,9 +61,18 @@ export interface UserAccount {
   usernum: number;
 }
 
+export const NOTICE_TEMPLATES = ['default', 'simple'] as const;
+export type NoticeTemplate = (typeof NOTICE_TEMPLATES)[number];
+
 export interface ExpiredNotice {
   content?: string;
   renewUrl?: string;
+  /** The reminder returns to the page the client asked for by itself. */
+  refresh: boolean;
+  /** `simple`: the text and the actions only. */
+  template: NoticeTemplate;
+  /** Present when the client is still online: it is reminded that its access is running out. */
+  session?: PortalSession;
 }
 
 /**
@@ -206,6 +215,21 @@ export function parseAccount(data: unknown): UserAccount | null {
   };
 }
 
+export function parseExpiredNotice(data: unknown): ExpiredNotice | null {
+  if (!isRecord(data)) return null;
+  const notice: ExpiredNotice = {
+    content: optionalText(data.content),
+    renewUrl: safeUrl(data.renewUrl),
+    refresh: data.refresh === true,
+    template: NOTICE_TEMPLATES.find((template) => template === data.template) ?? 'default',
+  };
+  if (isRecord(data.session)) {
+    const remaining = parseQuota(data.session);
+    if (remaining) notice.session = { ...remaining, username: optionalText(data.session.username), plan: optionalText(data.session.plan) };
+  }
+  return notice;
+}
+
 const accepted: Parser<Record<string, never>> = () => ({});
 
 /**
@@ -236,8 +260,5 @@ export const portalApi = {
   userLogout: () => call('POST', 'user/logout', accepted),
   localNotice: () =>
     call('GET', 'notice/local', (data) => (isRecord(data) ? { content: text(data.content) } : null)),
-  expiredNotice: () =>
-    call('GET', 'notice/expired', (data): ExpiredNotice | null =>
-      isRecord(data) ? { content: optionalText(data.content), renewUrl: safeUrl(data.renewUrl) } : null,
-    ),
+  expiredNotice: () => call('GET', 'notice/expired', parseExpiredNotice),
 };

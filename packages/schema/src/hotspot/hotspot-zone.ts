@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineEntity } from '../entity/define-entity.js';
 import { nameField } from '../common/text-fields.js';
 import { interfaceNameField } from '../network/network-fields.js';
-import { TIME_UNITS, timeUnitField } from '../common/quantity-fields.js';
+import { limitField, TIME_UNITS, timeUnitField } from '../common/quantity-fields.js';
 import { authTimeValid, durationValueField, zBool } from './hotspot-fields.js';
 
 /**
@@ -11,6 +11,10 @@ import { authTimeValid, durationValueField, zBool } from './hotspot-fields.js';
  */
 export const AUTH_MODELS = ['webportal', 'radius', 'ldap', 'sms', 'cloudportal', 'rusystem', 'wifidog', 'cmcc', 'weixin', 'none'] as const;
 export type AuthModel = (typeof AUTH_MODELS)[number];
+
+/** Idle time-out of a zone in minutes: a day at most, a quarter of an hour unless set. */
+export const IDLE_MINUTES_MAX = 1440;
+export const IDLE_MINUTES_DEFAULT = 15;
 
 /** Service zones (spec §2 /hotspot/servicezone): where authentication applies, per interface. */
 export const hotspotZone = defineEntity({
@@ -28,6 +32,8 @@ export const hotspotZone = defineEntity({
     /** How long an authentication lasts before the client sees the portal again. */
     authtime: durationValueField().default(1),
     authtime_unit: timeUnitField().default('days'),
+    /** Minutes without traffic after which a client is signed out; 0 = never. */
+    idletime: limitField(IDLE_MINUTES_MAX).default(IDLE_MINUTES_DEFAULT),
     /** Serve the portal over HTTPS. */
     https: zBool().default(false),
   }),
@@ -54,6 +60,7 @@ export const hotspotZone = defineEntity({
           { name: 'authmodel', widget: 'select', options: AUTH_MODELS },
           { name: 'authtime' },
           { name: 'authtime_unit', widget: 'select', options: TIME_UNITS },
+          { name: 'idletime' },
           { name: 'https', widget: 'switch' },
         ],
       },

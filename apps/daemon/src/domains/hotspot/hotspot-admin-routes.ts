@@ -22,6 +22,13 @@ export const onlineHotspotUserSchema = z.object({
   downKbps: z.number(),
 });
 
+export const reminderEntrySchema = z.object({
+  ipaddr: z.string(),
+  username: z.string(),
+  remindedAt: z.number(),
+  state: z.enum(['awaiting', 'shown', 'withdrawn']),
+});
+
 const actionBody = z.discriminatedUnion('action', [
   z.object({ action: z.literal('kickoff'), ip: z.string().refine(isIpv4, { error: 'validation.ip' }) }),
   z.object({
@@ -67,6 +74,19 @@ export function registerHotspotAdminRoutes(root: FastifyInstance, engine: Hotspo
         downKbps: s.downKbps,
       }));
       return success({ items, total: items.length, blocked: engine.blockedMacs() });
+    },
+  );
+
+  // The reminder list (spec §3): clients reminded of their expiry within the current interval.
+  app.get(
+    '/api/hotspot/reminders',
+    {
+      config: { policy: { module: 'expirationnotice', effect: 'read' } },
+      schema: { response: { 200: envelope(z.object({ items: z.array(reminderEntrySchema), total: z.number() })) } },
+    },
+    async () => {
+      const items = engine.reminderList().map((entry) => ({ ipaddr: entry.ip, username: entry.username, remindedAt: entry.remindedAt, state: entry.state }));
+      return success({ items, total: items.length });
     },
   );
 

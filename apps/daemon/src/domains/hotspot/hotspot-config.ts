@@ -4,6 +4,7 @@ import {
   hotspotBlacklist,
   hotspotPlan,
   hotspotPortal,
+  hotspotReminder,
   hotspotTerms,
   hotspotWhitelist,
   hotspotZone,
@@ -12,11 +13,12 @@ import {
   type HotspotListEntry,
   type HotspotPlan as HotspotPlanRow,
   type HotspotPortal,
+  type HotspotReminder,
   type HotspotTerms,
   type HotspotZone as HotspotZoneRow,
 } from '@portico/schema';
 import type { ConfigSnapshot } from '../../config/config-types.js';
-import type { HotspotConfig, HotspotPlan, HotspotZone } from './hotspot-types.js';
+import type { HotspotConfig, HotspotPlan, HotspotZone, ReminderSettings } from './hotspot-types.js';
 
 /**
  * Reads the hotspot configuration entities of a snapshot (packages/schema/src/hotspot) into
@@ -33,10 +35,11 @@ export const HOTSPOT_ENTITIES = {
   accounting: hotspotAccounting.name,
   whiteList: hotspotWhitelist.name,
   blackList: hotspotBlacklist.name,
+  // Its port is where the ruleset sends clients to remind.
+  reminder: hotspotReminder.name,
 } as const;
 
-/** Sessions without traffic for this long end (the zone entities name no idle time). */
-export const DEFAULT_IDLE_SECONDS = 900;
+const BYTES_PER_MB = 1_000_000;
 
 /** Lines of a multi-line text field as the one text the portal API carries. */
 export function linesText(lines: readonly string[]): string {
@@ -73,16 +76,31 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
       password: portal.password ?? '',
       redirectUrl: portal.redirect_url,
       sessionSeconds: durationSeconds(zone.authtime, zone.authtime_unit),
-      idleSeconds: DEFAULT_IDLE_SECONDS,
+      idleSeconds: zone.idletime * 60,
       plan: '',
     }));
   const plans: HotspotPlan[] = rows<HotspotPlanRow>(snapshot, HOTSPOT_ENTITIES.plan).map((plan) => ({
     name: plan.name,
-    flowBytes: plan.flow * 1_000_000,
+    flowBytes: plan.flow * BYTES_PER_MB,
     seconds: durationSeconds(plan.effecttime, plan.effectunit),
     upKbps: plan.upspeed,
     downKbps: plan.downspeed,
+    // The plan's reminder time is in minutes.
+    remind: plan.remind ? { seconds: plan.remind_time * 60, bytes: plan.remind_flow * BYTES_PER_MB } : null,
   }));
+  const stored = single<HotspotReminder>(snapshot, hotspotReminder.schema as never, HOTSPOT_ENTITIES.reminder);
+  const reminder: ReminderSettings = {
+    enabled: stored.enabled,
+    sms: stored.sms,
+    refresh: stored.refresh,
+    url: stored.url,
+    intervalSeconds: stored.interval * 3600,
+    port: stored.port,
+    content: linesText(stored.content),
+    template: stored.template,
+    // The accounting's reminder time is in hours.
+    accountThresholds: { seconds: accounting.expiretime * 3600, bytes: accounting.expireflow * BYTES_PER_MB },
+  };
   const interval = accounting.interval * (SECONDS_PER_UNIT[accounting.timeunit] ?? 1);
   return {
     zones,
@@ -91,5 +109,6 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
     blackList: rows<HotspotListEntry>(snapshot, HOTSPOT_ENTITIES.blackList).map(({ type, value }) => ({ type, value })),
     // The counters are read at least every 10 s so quotas cut in promptly.
     accountingSeconds: Math.min(10, Math.max(1, interval)),
+    reminder,
   };
 }

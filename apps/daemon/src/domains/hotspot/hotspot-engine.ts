@@ -4,6 +4,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import { isIpv4, isMac } from '@portico/schema';
 import type { ClientEntry, ClientKey, HotspotDataplane, LimitedKey } from './hotspot-dataplane.js';
 import { GuessGuard } from './hotspot-guess-guard.js';
+import { REMINDER_HOLD_SECONDS, thresholdsFor, withinThresholds, type ReminderRedirect } from './hotspot-reminder.js';
 import {
   LOGIN_ERRORS,
   type Grant,
@@ -48,6 +49,21 @@ export interface HotspotEngineOptions {
   /** Milliseconds between writes of the state. */
   flushMs?: number;
   report?: (error: unknown, what: string) => void;
+  /** Where clients to remind of their expiry take effect; none: nobody is reminded. */
+  reminders?: ReminderRedirect;
+}
+
+/** A client reminded of its expiry (the reminder list): once per interval per device. */
+export interface ReminderEntry {
+  ip: string;
+  mac: string;
+  username: string;
+  remindedAt: number;
+  /**
+   * `awaiting`: the client's next web request shows the reminder; `shown`: it was shown;
+   * `withdrawn`: the client went offline before that.
+   */
+  state: 'awaiting' | 'shown' | 'withdrawn';
 }
 
 /** What an account used across its devices and logins: a returning device continues it. */
@@ -62,6 +78,7 @@ interface PersistedState {
   sessions: HotspotSession[];
   accounts: Record<string, AccountUse>;
   blocked: string[];
+  reminded?: ReminderEntry[];
 }
 
 /** Why a client was cut off, so the portal sends it to the expiry notice. */
@@ -98,6 +115,8 @@ export class HotspotEngine {
   }
   private readonly accounts = new Map<string, AccountUse>();
   private readonly blocked = new Set<string>();
+  /** Reminded clients by MAC, kept for the interval so nobody is reminded more often. */
+  private readonly reminded = new Map<string, ReminderEntry>();
   /** Raw kernel counters at the last read, to turn them into increments. */
   private readonly lastRaw = new Map<string, { up: number; down: number }>();
   private readonly ended = new Map<string, { reason: EndReason; at: number }>();
@@ -106,7 +125,8 @@ export class HotspotEngine {
   private pendingAdd = new Map<string, ClientEntry>();
   private pendingRemove = new Map<string, LimitedKey>();
   private flushing: Promise<void> | null = null;
-  private waiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  /** The transaction the changes queued now will go in: one promise shared by all who wait for it. */
+  private nextBatch: { done: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | null = null;
   private timers: NodeJS.Timeout[] = [];
   private dirty = false;
 
@@ -123,6 +143,7 @@ export class HotspotEngine {
     const now = this.now();
     for (const [account, use] of Object.entries(saved?.accounts ?? {})) this.accounts.set(account, use);
     for (const mac of saved?.blocked ?? []) this.blocked.add(mac);
+    for (const entry of saved?.reminded ?? []) if (isMac(entry.mac) && isIpv4(entry.ip)) this.reminded.set(entry.mac, entry);
     for (const session of saved?.sessions ?? []) {
       if (!isIpv4(session.ip) || !isMac(session.mac)) continue;
       if (this.endReason(session, now)) continue;
@@ -138,6 +159,9 @@ export class HotspotEngine {
       stale.map((c) => ({ mac: c.mac, ip: c.ip, limits: { up: true, down: true } })),
     );
     if (this.blocked.size) await this.options.dataplane.block([...this.blocked]);
+    // Reminders still awaiting their client go back into the (re-created) set.
+    const awaiting = [...this.sessions.keys()].filter((ip) => this.reminderFor(ip));
+    if (awaiting.length) await this.options.reminders?.remind(awaiting, []);
   }
 
   /** Starts the accounting and persistence timers. */
@@ -374,6 +398,81 @@ export class HotspotEngine {
   async tick(): Promise<void> {
     await this.readCounters();
     await this.expire();
+    try {
+      await this.remindDue();
+    } catch (error) {
+      this.options.report?.(error, 'hotspot reminders could not be set');
+    }
+  }
+
+  // ---- expiry reminders -------------------------------------------------------------------
+
+  /** The reminder awaiting the client at this address, if its next web request is to show one. */
+  reminderFor(ip: string): ReminderEntry | undefined {
+    const entry = this.pendingReminder(ip);
+    return entry ? { ...entry } : undefined;
+  }
+
+  private pendingReminder(ip: string): ReminderEntry | undefined {
+    const session = this.sessions.get(ip);
+    const entry = session ? this.reminded.get(session.mac) : undefined;
+    if (!entry || entry.ip !== ip || entry.state !== 'awaiting') return undefined;
+    // The kernel drops the address from the set after the hold time; so does the engine.
+    return this.now() - entry.remindedAt < REMINDER_HOLD_SECONDS * 1000 ? entry : undefined;
+  }
+
+  /** The client was shown its reminder: its web requests go where they were going again. */
+  async reminderShown(ip: string): Promise<void> {
+    const entry = this.pendingReminder(ip);
+    if (!entry) return;
+    entry.state = 'shown';
+    this.dirty = true;
+    await this.options.reminders?.remind([], [ip]);
+  }
+
+  /** Clients reminded within the current interval, newest first (the reminder list). */
+  reminderList(): ReminderEntry[] {
+    const intervalMs = (this.options.config().reminder?.intervalSeconds ?? 0) * 1000;
+    const now = this.now();
+    return [...this.reminded.values()]
+      .filter((entry) => now - entry.remindedAt < intervalMs)
+      .sort((a, b) => b.remindedAt - a.remindedAt)
+      .map((entry) => ({ ...entry }));
+  }
+
+  /**
+   * Puts the clients whose time or traffic is within their reminder thresholds into the
+   * reminder set, each at most once per interval; runs after every accounting round.
+   */
+  async remindDue(): Promise<void> {
+    const redirect = this.options.reminders;
+    if (!redirect) return;
+    const config = this.options.config();
+    const settings = config.reminder;
+    const now = this.now();
+    const add: string[] = [];
+    const remove: string[] = [];
+    if (!settings?.enabled) {
+      // Switched off: reminders still awaiting their client are withdrawn.
+      for (const [mac, entry] of this.reminded) {
+        if (this.pendingReminder(entry.ip) === entry) remove.push(entry.ip);
+        this.reminded.delete(mac);
+      }
+    } else {
+      const intervalMs = settings.intervalSeconds * 1000;
+      for (const [mac, entry] of this.reminded) if (now - entry.remindedAt >= intervalMs) this.reminded.delete(mac);
+      for (const session of this.sessions.values()) {
+        if (this.reminded.has(session.mac)) continue;
+        const thresholds = thresholdsFor(session, config.plans, settings);
+        if (!thresholds || !withinThresholds(session, thresholds, now)) continue;
+        const username = session.account?.replace(/^[a-z]+:/, '') ?? '';
+        this.reminded.set(session.mac, { ip: session.ip, mac: session.mac, username, remindedAt: now, state: 'awaiting' });
+        add.push(session.ip);
+      }
+    }
+    if (add.length === 0 && remove.length === 0) return;
+    this.dirty = true;
+    await redirect.remind(add, remove);
   }
 
   async expireByTime(): Promise<void> {
@@ -428,6 +527,12 @@ export class HotspotEngine {
     this.lastRaw.delete(session.ip);
     this.ended.set(session.ip, { reason, at: this.now() });
     this.pendingAdd.delete(session.ip);
+    const reminder = this.reminded.get(session.mac);
+    if (reminder && reminder.ip === session.ip && reminder.state === 'awaiting') {
+      // A client that went offline is not redirected to its reminder any more.
+      reminder.state = 'withdrawn';
+      this.options.reminders?.remind([], [session.ip]).catch((error) => this.options.report?.(error, 'hotspot reminder could not be withdrawn'));
+    }
     this.pendingRemove.set(session.ip, { mac: session.mac, ip: session.ip, limits: { up: session.upKbps > 0, down: session.downKbps > 0 } });
     this.dirty = true;
     if (wait) await this.settle();
@@ -450,7 +555,16 @@ export class HotspotEngine {
    */
   settle(): Promise<void> {
     if (this.pendingAdd.size === 0 && this.pendingRemove.size === 0 && !this.flushing) return Promise.resolve();
-    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    if (!this.nextBatch) {
+      let resolve!: () => void;
+      let reject!: (e: unknown) => void;
+      const done = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      this.nextBatch = { done, resolve, reject };
+    }
+    const { done } = this.nextBatch;
     if (!this.flushing) this.flushing = this.drain();
     return done;
   }
@@ -461,21 +575,21 @@ export class HotspotEngine {
     while (this.pendingAdd.size || this.pendingRemove.size) {
       const add = [...this.pendingAdd.values()];
       const remove = [...this.pendingRemove.values()];
-      const waiters = this.waiters;
+      const batch = this.nextBatch;
       this.pendingAdd = new Map();
       this.pendingRemove = new Map();
-      this.waiters = [];
+      this.nextBatch = null;
       try {
         await this.options.dataplane.apply(add, remove);
-        for (const w of waiters) w.resolve();
+        batch?.resolve();
       } catch (error) {
         this.options.report?.(error, 'hotspot data plane update failed');
-        for (const w of waiters) w.reject(error);
+        batch?.reject(error);
       }
     }
-    const late = this.waiters;
-    this.waiters = [];
-    for (const w of late) w.resolve();
+    const late = this.nextBatch;
+    this.nextBatch = null;
+    late?.resolve();
     this.flushing = null;
   }
 
@@ -500,6 +614,7 @@ export class HotspotEngine {
       sessions: [...this.sessions.values()],
       accounts: Object.fromEntries(this.accounts),
       blocked: [...this.blocked],
+      reminded: [...this.reminded.values()],
     };
     try {
       mkdirSync(dirname(file), { recursive: true });

@@ -8,7 +8,7 @@ import { isIpv4, MSG } from '@portico/schema';
 import type { HotspotEngine, LoginRequest } from './hotspot-engine.js';
 import type { NeighbourLookup } from './hotspot-neighbours.js';
 import { CAPTIVE_CONTENT_TYPE, captiveJson } from './hotspot-captive.js';
-import { LOGIN_ERRORS, type HotspotZone } from './hotspot-types.js';
+import { LOGIN_ERRORS, type HotspotZone, type ReminderTemplate } from './hotspot-types.js';
 
 /**
  * The captive portal's own listener (PORTICO_PORTAL_PORT), apart from the admin console: the
@@ -25,9 +25,14 @@ export interface PortalZone {
 }
 
 export interface PortalNotices {
+  /** The local notice for the asking client's zone; '' when it is not shown there. */
   local: string;
+  /** The expiration reminder's text, its renewal address and page. */
   expired: string;
   renewUrl: string;
+  /** Absent: the reminder page does not return by itself, in the default template. */
+  refresh?: boolean;
+  template?: ReminderTemplate;
 }
 
 export interface PortalDeps {
@@ -36,7 +41,8 @@ export interface PortalDeps {
   neighbours: NeighbourLookup;
   portalPort: number;
   portalDir: string;
-  notices(): PortalNotices;
+  /** The notices as the client of a zone (null: of none) sees them. */
+  notices(zone: PortalZone | null): PortalNotices;
   logLevel?: string;
 }
 
@@ -183,10 +189,25 @@ export async function buildPortalServer(deps: PortalDeps): Promise<FastifyInstan
     return { success: true, data: {} };
   });
 
-  app.get('/portal-api/notice/local', async () => ({ success: true, data: { content: deps.notices().local } }));
-  app.get('/portal-api/notice/expired', async () => {
-    const notices = deps.notices();
-    return { success: true, data: { ...(notices.expired ? { content: notices.expired } : {}), ...(notices.renewUrl ? { renewUrl: notices.renewUrl } : {}) } };
+  app.get('/portal-api/notice/local', async (request) => {
+    const { zone } = await identify(request);
+    return { success: true, data: { content: deps.notices(zone).local } };
+  });
+  // Shown both when access ran out and, with `session`, to a client reminded that it is about to.
+  app.get('/portal-api/notice/expired', async (request) => {
+    const { ip, zone } = await identify(request);
+    const notices = deps.notices(zone);
+    const session = sessionData(ip);
+    return {
+      success: true,
+      data: {
+        ...(notices.expired ? { content: notices.expired } : {}),
+        ...(notices.renewUrl ? { renewUrl: notices.renewUrl } : {}),
+        refresh: notices.refresh ?? false,
+        template: notices.template ?? 'default',
+        ...(session ? { session } : {}),
+      },
+    };
   });
 
   const sendPage = async (reply: FastifyReply) => {
@@ -220,8 +241,18 @@ export async function buildPortalServer(deps: PortalDeps): Promise<FastifyInstan
     // reaches the site once the client is signed in.
     reply.header('cache-control', 'no-store').header('connection', 'close');
     const original = `http://${host || 'unknown'}${request.url}`;
-    // Signed in, but still on a connection redirected before: send it back where it was going.
-    if (engine.session(ip) && host && !ownHost) return reply.redirect(original, 302);
+    if (engine.session(ip) && host && !ownHost) {
+      // Sent here to be reminded of its expiry: shown once, then its requests pass again.
+      if (engine.reminderFor(ip)) {
+        await engine.reminderShown(ip);
+        const notices = deps.notices(zone);
+        // A reminder that is only a renewal address sends the client straight there.
+        if (!notices.expired && notices.renewUrl) return reply.redirect(notices.renewUrl, 302);
+        return reply.redirect(`${base}/notice/expired?url=${encodeURIComponent(original)}`, 302);
+      }
+      // Signed in, but still on a connection redirected before: send it back where it was going.
+      return reply.redirect(original, 302);
+    }
     if (!engine.session(ip) && (ended === 'quota' || ended === 'expired')) return reply.redirect(`${base}/notice/expired`, 302);
     return reply.redirect(`${base}/auth/portal?url=${encodeURIComponent(original)}`, 302);
   };

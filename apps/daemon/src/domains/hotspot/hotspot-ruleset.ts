@@ -5,6 +5,7 @@ import type { RulesetContributor, RulesetPart } from '../network/network-ruleset
 import { cidr4, identifier, integer, ipv4, mac, nftString } from '../network/network-syntax.js';
 import { AUTH_IP_SET, AUTH_SET, BLOCK_MAC_SET, DOWN_LIMIT_MAP, UP_LIMIT_MAP } from './hotspot-dataplane.js';
 import { HOTSPOT_ENTITIES, hotspotConfigOf } from './hotspot-config.js';
+import { REMIND_SET } from './hotspot-reminder.js';
 import type { HotspotConfig, ListEntry } from './hotspot-types.js';
 
 /**
@@ -113,6 +114,7 @@ export function hotspotRulesetPart(config: HotspotConfig, plan: NetworkPlan, por
         { name: WHITE_DNS_SET, type: 'ipv4_addr', flags: ['timeout'], extra: [`timeout ${WHITE_DNS_TIMEOUT}s`, `size ${SET_SIZE}`], ...runtime },
         { name: BLOCK_MAC_SET, type: 'ether_addr', ...runtime },
         { name: 'hs_dns_meter', type: 'ipv4_addr', flags: ['dynamic', 'timeout'], extra: ['timeout 1m', `size ${SET_SIZE}`], ...runtime },
+        { name: REMIND_SET, type: 'ipv4_addr', flags: ['timeout'], extra: [`size ${SET_SIZE}`], ...runtime },
         { name: UP_LIMIT_MAP, kind: 'map', type: 'ipv4_addr : limit', ...runtime },
         { name: DOWN_LIMIT_MAP, kind: 'map', type: 'ipv4_addr : limit', ...runtime },
       ],
@@ -153,6 +155,8 @@ export function hotspotRulesetPart(config: HotspotConfig, plan: NetworkPlan, por
           base: 'type nat hook prerouting priority -110; policy accept;',
           rules: [
             'iifname != @hs_ifaces return',
+            // An authorised client due an expiry reminder: its next web request shows it.
+            `ip saddr @${REMIND_SET} tcp dport ${integer(config.reminder?.port ?? 80, 1, 65_535, 'reminder port')} redirect to :${port}`,
             `ether saddr . ip saddr @${AUTH_SET} return`,
             'ether saddr @hs_white_mac return',
             'ip daddr @hs_white_ip return',

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { hotspotLocalNotice, hotspotReminder, ipv4ToInt, type HotspotLocalNotice, type HotspotReminder } from '@portico/schema';
+import { hotspotLocalNotice, ipv4ToInt, type HotspotLocalNotice } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
 import type { ConfigSnapshot, SnapshotRow } from '../../config/config-types.js';
 import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
@@ -9,6 +9,7 @@ import { planNetwork } from '../network/network-plan.js';
 import { hotspotConfigOf, HOTSPOT_ENTITIES, linesText } from './hotspot-config.js';
 import { NftDataplane, SimDataplane, type HotspotDataplane } from './hotspot-dataplane.js';
 import { HotspotEngine, type HotspotCredentials } from './hotspot-engine.js';
+import { NftReminderRedirect, SimReminderRedirect, type ReminderRedirect } from './hotspot-reminder.js';
 import { linuxNeighbours, simNeighbours, type NeighbourLookup } from './hotspot-neighbours.js';
 import { buildPortalServer, type PortalZone } from './hotspot-portal.js';
 import { HOTSPOT_PORTAL, zoneDevices } from './hotspot-ruleset.js';
@@ -23,6 +24,7 @@ export interface HotspotDeps {
   dataplane?: HotspotDataplane;
   neighbours?: NeighbourLookup;
   credentials?: HotspotCredentials;
+  reminders?: ReminderRedirect;
   run?: CommandRunner;
 }
 
@@ -85,6 +87,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     config: () => current().config,
     credentials: deps.credentials ?? deviceCredentials(ctx),
     now: ctx.now,
+    reminders: deps.reminders ?? (linux ? new NftReminderRedirect(run) : new SimReminderRedirect()),
     stateFile: join(settings.stateDir, 'hotspot-state.json'),
     report: (error, what) => app.log.error({ err: error }, what),
   });
@@ -108,10 +111,18 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     logLevel: settings.logLevel,
     neighbours,
     zoneFor,
-    notices() {
+    notices(zone) {
       const local = single<HotspotLocalNotice>(hotspotLocalNotice);
-      const reminder = single<HotspotReminder>(hotspotReminder);
-      return { local: local.enabled ? linesText(local.content) : '', expired: linesText(reminder.content), renewUrl: reminder.url };
+      // An empty interface list shows the notice on every zone.
+      const shownHere = local.interfaces.length === 0 || Boolean(zone?.zone.interfaces.some((name) => local.interfaces.includes(name)));
+      const reminder = current().config.reminder;
+      return {
+        local: local.enabled && shownHere ? linesText(local.content) : '',
+        expired: reminder?.content ?? '',
+        renewUrl: reminder?.url ?? '',
+        refresh: reminder?.refresh ?? false,
+        template: reminder?.template ?? 'default',
+      };
     },
   });
 

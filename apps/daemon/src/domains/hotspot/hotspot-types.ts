@@ -37,6 +37,35 @@ export interface HotspotPlan {
   /** Kbit/s; 0 = unlimited. */
   upKbps: number;
   downKbps: number;
+  /** When its users are reminded that it runs out; null or absent: never. */
+  remind?: ReminderThresholds | null;
+}
+
+/** A client is reminded once this little time or traffic is left. */
+export interface ReminderThresholds {
+  seconds: number;
+  bytes: number;
+}
+
+export type ReminderTemplate = 'default' | 'simple';
+
+/** The remote expiration reminder (hotspotReminder with the accounting thresholds). */
+export interface ReminderSettings {
+  enabled: boolean;
+  /** Stored only: sending needs the SMS gateway. */
+  sms: boolean;
+  /** The reminder page returns to the page the client asked for by itself. */
+  refresh: boolean;
+  /** Where the client is sent to renew; '' = none. */
+  url: string;
+  /** A client is reminded at most once per this many seconds. */
+  intervalSeconds: number;
+  /** TCP port whose next request of a client to remind lands on the reminder. */
+  port: number;
+  content: string;
+  template: ReminderTemplate;
+  /** Thresholds of accounts without a plan (the accounting settings). */
+  accountThresholds: ReminderThresholds;
 }
 
 export interface ListEntry {
@@ -51,6 +80,8 @@ export interface HotspotConfig {
   blackList: ListEntry[];
   /** Seconds between counter reads (accounting interval). */
   accountingSeconds: number;
+  /** Absent: nobody is reminded. */
+  reminder?: ReminderSettings;
 }
 
 /** What a login proved: whom it is for and what it may use. */
