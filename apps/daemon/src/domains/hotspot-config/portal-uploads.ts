@@ -74,6 +74,17 @@ export function readPortalImage(stateDir: string, kind: 'picture' | 'logo'): { d
   return { data: readFileSync(file), contentType: IMAGE_MIME[meta.type] };
 }
 
+/**
+ * Where a stored portal image is and its content type (checked at upload), for the portal
+ * listener to stream it; undefined when none is uploaded.
+ */
+export function portalImageFile(stateDir: string, kind: 'picture' | 'logo'): { path: string; contentType: string } | undefined {
+  const meta = readPortalFiles(stateDir)[kind];
+  const path = join(portalFilesDir(stateDir), kind);
+  if (!meta || !existsSync(path)) return undefined;
+  return { path, contentType: IMAGE_MIME[meta.type] };
+}
+
 /** The folder of the extracted custom page (index.html at its top), when one is uploaded. */
 export function customPortalDir(stateDir: string): string | undefined {
   const dir = join(portalFilesDir(stateDir), 'custom');

@@ -9,6 +9,15 @@ import type { HotspotEngine, LoginRequest } from './hotspot-engine.js';
 import type { NeighbourLookup } from './hotspot-neighbours.js';
 import { CAPTIVE_CONTENT_TYPE, captiveJson } from './hotspot-captive.js';
 import { LOGIN_ERRORS, type HotspotZone, type ReminderTemplate } from './hotspot-types.js';
+import {
+  activeCustomPortal,
+  CUSTOM_PORTAL_PREFIX,
+  PORTAL_IMAGE_PREFIX,
+  portalImageUrls,
+  serveCustomFile,
+  servePortalImage,
+  type PortalFilesSource,
+} from './hotspot-portal-files.js';
 
 /**
  * The captive portal's own listener (PORTICO_PORTAL_PORT), apart from the admin console: the
@@ -43,6 +52,8 @@ export interface PortalDeps {
   portalDir: string;
   /** The notices as the client of a zone (null: of none) sees them. */
   notices(zone: PortalZone | null): PortalNotices;
+  /** The administrator's uploaded picture, logo and custom page; absent: none are served. */
+  files?: PortalFilesSource;
   logLevel?: string;
 }
 
@@ -62,6 +73,8 @@ export const PORTAL_PAGES: readonly string[] = [
   ...USER_PAGES.map((page) => `/user${page}`),
 ];
 const PORTAL_ASSETS = '/portal-assets/';
+/** The pages a client lands on: the custom page replaces these when it is in use. */
+const LANDING_PAGES: readonly string[] = ['/', '/auth', '/auth/portal'];
 const SMALL_BODY = 16 * 1024;
 
 const loginBody = z.intersection(
@@ -145,6 +158,7 @@ export async function buildPortalServer(deps: PortalDeps): Promise<FastifyInstan
     const { ip, zone } = await identify(request);
     if (!zone) return fail(LOGIN_ERRORS.system);
     const z = zone.zone;
+    const images = deps.files ? await portalImageUrls(deps.files) : {};
     return {
       success: true,
       data: {
@@ -157,6 +171,7 @@ export async function buildPortalServer(deps: PortalDeps): Promise<FastifyInstan
           chargetext: z.chargetext,
           tos: z.tos,
           methods: z.methods,
+          ...images,
           ...(z.redirectUrl ? { redirectUrl: z.redirectUrl } : {}),
         },
         session: sessionData(ip),
@@ -231,6 +246,15 @@ export async function buildPortalServer(deps: PortalDeps): Promise<FastifyInstan
         const file = await fileUnder(portalDir, path.slice(PORTAL_ASSETS.length - 1));
         if (file) return reply.header('cache-control', 'public, max-age=31536000, immutable').sendFile(file, portalDir, { cacheControl: false });
         return reply.code(404).type('text/plain; charset=utf-8').send('Not found\n');
+      }
+      if (path === PORTAL_IMAGE_PREFIX.slice(0, -1) || path.startsWith(PORTAL_IMAGE_PREFIX)) return servePortalImage(request, reply, deps.files, path);
+      if (path === CUSTOM_PORTAL_PREFIX.slice(0, -1)) return reply.header('cache-control', 'no-cache').redirect(`${CUSTOM_PORTAL_PREFIX}index.html`, 302);
+      if (path.startsWith(CUSTOM_PORTAL_PREFIX)) return serveCustomFile(request, reply, deps.files, path);
+      // The custom page is served from its own folder so that its relative links resolve there;
+      // the query (the address the client first asked for) goes along.
+      if (LANDING_PAGES.includes(path) && activeCustomPortal(deps.files)) {
+        const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+        return reply.header('cache-control', 'no-cache').redirect(`${CUSTOM_PORTAL_PREFIX}index.html${query}`, 302);
       }
       if (PORTAL_PAGES.includes(path)) return sendPage(reply);
       if (path.startsWith('/portal-api/')) return reply.code(404).send(fail(MSG.notFound));

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { hotspotLocalNotice, ipv4ToInt, type HotspotLocalNotice } from '@portico/schema';
+import { hotspotLocalNotice, hotspotPortal, ipv4ToInt, type HotspotLocalNotice, type HotspotPortal } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
 import type { ConfigSnapshot, SnapshotRow } from '../../config/config-types.js';
 import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
@@ -111,6 +111,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     logLevel: settings.logLevel,
     neighbours,
     zoneFor,
+    files: { stateDir: settings.stateDir, customPortal: () => single<HotspotPortal>(hotspotPortal).customportal },
     notices(zone) {
       const local = single<HotspotLocalNotice>(hotspotLocalNotice);
       // An empty interface list shows the notice on every zone.
