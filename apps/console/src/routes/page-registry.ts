@@ -22,6 +22,7 @@ export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/sysstatus/inneruser': lazy(() => import('../pages/hotspot-status/inner-user-page.js')),
   '/sysstatus/inneruser/flowdetails': lazy(() => import('../pages/hotspot-status/inner-user-flow-page.js')),
   '/sysstatus/inneruser/detail': lazy(() => import('../pages/hotspot-status/inner-user-detail-page.js')),
+  '/hotspot/expirationnotice': lazy(() => import('../pages/hotspot/reminder-page.js')),
   ...HOTSPOT_PAGES,
 };
 
