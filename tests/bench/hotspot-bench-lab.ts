@@ -2,7 +2,7 @@
 // on the real nftables data plane in the gateway namespace, and client identities.
 import { hotspotPortal, hotspotZone, networkInterface, type AnyEntity } from '@portico/schema';
 import { runCommand, type CommandRunner } from '../../apps/daemon/src/engine/command-runner.js';
-import { AUTH_IP_SET, AUTH_SET, HOTSPOT_TABLE, NftDataplane } from '../../apps/daemon/src/domains/hotspot/hotspot-dataplane.js';
+import { ACCT_DOWN_SET, ACCT_UP_SET, AUTH_IP_SET, AUTH_SET, HOTSPOT_TABLE, NftDataplane } from '../../apps/daemon/src/domains/hotspot/hotspot-dataplane.js';
 import { HotspotEngine, type HotspotCredentials } from '../../apps/daemon/src/domains/hotspot/hotspot-engine.js';
 import { hotspotConfigOf } from '../../apps/daemon/src/domains/hotspot/hotspot-config.js';
 import type { HotspotConfig } from '../../apps/daemon/src/domains/hotspot/hotspot-types.js';
@@ -44,7 +44,7 @@ export interface HotspotLab {
   engine(options?: { stateFile?: string; credentials?: HotspotCredentials }): HotspotEngine;
   /** Empties the runtime sets of authorised clients (between runs). */
   flushClients(): void;
-  /** Elements of `hs_auth` (MAC . IP) and `hs_auth_ip`, as the kernel holds them. */
+  /** Elements of `hs_auth` (MAC . IP) and of `hs_auth_ip` (addresses that sent since), as the kernel holds them. */
   elementCounts(): Promise<{ auth: number; authIp: number }>;
   down(): Promise<void>;
 }
@@ -78,7 +78,8 @@ export async function createHotspotLab(options: { clients?: number; httpServer?:
         stateFile: o.stateFile,
       }),
     flushClients() {
-      inNs(gateway.lab.gw, ['nft', '-f', '-'], { input: `flush set ${HOTSPOT_TABLE} ${AUTH_SET}\nflush set ${HOTSPOT_TABLE} ${AUTH_IP_SET}\n` });
+      const sets = [AUTH_SET, AUTH_IP_SET, ACCT_UP_SET, ACCT_DOWN_SET];
+      inNs(gateway.lab.gw, ['nft', '-f', '-'], { input: sets.map((set) => `flush set ${HOTSPOT_TABLE} ${set}\n`).join('') });
     },
     elementCounts: async () => ({ auth: await count(AUTH_SET), authIp: await count(AUTH_IP_SET) }),
     down: () => gateway.down(),

@@ -83,10 +83,10 @@ function portalPost(ns: string, path: string, body: unknown): any {
   return out ? JSON.parse(out) : undefined;
 }
 
-/** Bytes counted on a client's element of the authorised set. */
-function countedBytes(ip: string): number {
-  const set = inNs(lab.gw, ['nft', 'list', 'set', 'inet', 'portico', 'hs_auth'], { allowFail: true }).stdout;
-  const element = new RegExp(`\\. ${ip.replace(/\./g, '\\.')} counter packets \\d+ bytes (\\d+)`).exec(set);
+/** Bytes the data path counted for an address, in one direction (-1: no element). */
+function countedBytes(ip: string, set: 'hs_acct_up' | 'hs_acct_down'): number {
+  const listing = inNs(lab.gw, ['nft', 'list', 'set', 'inet', 'portico', set], { allowFail: true }).stdout;
+  const element = new RegExp(`${ip.replace(/\./g, '\\.')} (?:timeout \\S+ )?(?:expires \\S+ )?counter packets \\d+ bytes (\\d+)`).exec(listing);
   return element ? Number(element[1]) : -1;
 }
 
@@ -112,8 +112,9 @@ describe('hotspot access control', () => {
     expect(wget(cl.ns, `http://${SERVER_ADDRESS}/`)).toContain('upstream-ok');
     // The other client is still held at the portal.
     expect(wget(lab.clients[1]!.ns, `http://${SERVER_ADDRESS}/`)).toContain(PORTAL_PAGE);
-    // Its traffic was counted on its element.
-    expect(countedBytes('192.168.11.20')).toBeGreaterThan(0);
+    // Its traffic was counted, both ways, on its address's elements.
+    expect(countedBytes('192.168.11.20', 'hs_acct_up')).toBeGreaterThan(0);
+    expect(countedBytes('192.168.11.20', 'hs_acct_down')).toBeGreaterThan(0);
 
     expect(portalPost(cl.ns, 'logout', {})).toEqual({ success: true, data: {} });
     expect(wget(cl.ns, `http://${SERVER_ADDRESS}/`)).toContain(PORTAL_PAGE);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AUTH_IP_SET, AUTH_SET, NftDataplane, type ClientEntry } from '../src/domains/hotspot/hotspot-dataplane.js';
+import { ACCT_DOWN_SET, ACCT_UP_SET, AUTH_IP_SET, AUTH_SET, NftDataplane, renderClientBatch, type ClientEntry } from '../src/domains/hotspot/hotspot-dataplane.js';
 import type { CommandRunner } from '../src/engine/command-runner.js';
 
 function clients(count: number): ClientEntry[] {
@@ -33,7 +33,8 @@ describe('nftables data plane batches', () => {
     await new NftDataplane(run).apply(clients(3001), []);
     expect(scripts).toHaveLength(2);
     expect(scripts.map((s) => elementsIn(s, AUTH_SET))).toEqual([1501, 1500]);
-    expect(scripts.map((s) => elementsIn(s, AUTH_IP_SET))).toEqual([1501, 1500]);
+    // One element per client: the data path fills the per-address sets itself.
+    expect(scripts.join('\n')).not.toContain(AUTH_IP_SET);
     const all = scripts.join('\n');
     expect(all).toContain('02:00:00:00:00:00 . 10.1.0.0 timeout 3600s');
     expect(all).toContain('02:00:00:00:0b:b8 . 10.1.11.184 timeout 3600s');
@@ -46,7 +47,15 @@ describe('nftables data plane batches', () => {
     const mixed = recorder();
     await new NftDataplane(mixed.run).apply(clients(2500), [{ mac: '02:aa:00:00:00:01', ip: '10.9.0.1' }]);
     expect(mixed.scripts).toHaveLength(1);
-    expect(mixed.scripts[0]).toMatch(/^delete element inet portico hs_auth \{ 02:aa:00:00:00:01 \. 10\.9\.0\.1 \}/);
+    expect(mixed.scripts[0]).toMatch(/^add element inet portico hs_auth \{ 02:aa:00:00:00:01 \. 10\.9\.0\.1 \}\ndelete element inet portico hs_auth \{ 02:aa:00:00:00:01 \. 10\.9\.0\.1 \}/);
+  });
+
+  it('removes a client from every set whether or not the element is still there, before any addition', () => {
+    const script = renderClientBatch(clients(1), [{ mac: '02:aa:00:00:00:01', ip: '10.9.0.1' }]);
+    for (const set of [AUTH_IP_SET, ACCT_UP_SET, ACCT_DOWN_SET]) {
+      expect(script).toContain(`add element inet portico ${set} { 10.9.0.1 }\ndelete element inet portico ${set} { 10.9.0.1 }`);
+    }
+    expect(script.trimEnd().split('\n').at(-1)).toBe('add element inet portico hs_auth { 02:00:00:00:00:00 . 10.1.0.0 timeout 3600s }');
   });
 
   it('fails the burst when either half is refused', async () => {

@@ -55,8 +55,12 @@ describe('hotspot ruleset part', () => {
     const outputs = renderNetwork(networkConfigOf(snapshot), DEFAULT_RENDER_OPTIONS, (plan) => [hotspotRulesetPart(config, plan, 2050)!]);
     const files = outputs.flatMap((o) => o.files);
     const nft = files.find((f) => f.target.endsWith('network.nft'))!.content;
-    expect(nft).toContain('set hs_auth { type ether_addr . ipv4_addr; flags timeout; counter; size 65536; }');
-    expect(nft).not.toMatch(/flush set inet portico hs_auth\b/);
+    expect(nft).toContain('set hs_auth { type ether_addr . ipv4_addr; flags timeout; size 65536; }');
+    // Filled by the data path: per-address byte counters, refreshed by each packet.
+    expect(nft).toContain('set hs_acct_up { type ipv4_addr; flags dynamic, timeout; counter; timeout 1h; size 65536; }');
+    expect(nft).toContain('ether saddr . ip saddr @hs_auth update @hs_auth_ip { ip saddr } update @hs_acct_up { ip saddr counter } accept');
+    expect(nft).toContain('ip daddr @hs_auth_ip update @hs_acct_down { ip daddr counter } accept');
+    for (const set of ['hs_auth', 'hs_auth_ip', 'hs_acct_up', 'hs_acct_down']) expect(nft).not.toMatch(new RegExp(`flush set inet portico ${set}\\b`));
     expect(nft).toContain('tcp dport 80 redirect to :2050');
     expect(nft).toContain('elements = { 02:11:22:33:44:55 }');
     const dnsmasq = files.find((f) => f.target.endsWith('dnsmasq.conf'))!.content;

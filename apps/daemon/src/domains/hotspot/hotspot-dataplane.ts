@@ -3,15 +3,24 @@ import { integer, ipv4, mac } from '../network/network-syntax.js';
 
 /**
  * Where authorised clients take effect. On the `linux` driver: elements of the nftables sets
- * the hotspot ruleset part declares (hotspot-ruleset.ts), changed by element in one `nft -f -`
- * transaction per batch, never a rule per client. On `sim`: the same bookkeeping in memory.
+ * the hotspot ruleset part declares (hotspot-ruleset.ts), changed by element in `nft -f -`
+ * transactions, never a rule per client. Authorising a client writes ONE element (MAC . IP
+ * into `hs_auth`); the per-address sets that let its downloads in and count its bytes are
+ * filled by the data path itself from its first packets, so a burst of logins costs the kernel
+ * one insertion per client and no per-client counter allocation. On `sim`: the same
+ * bookkeeping in memory.
  */
 
 export const HOTSPOT_TABLE = 'inet portico';
-/** Authorised clients by MAC and IP: matches and counts what they send. */
+/** Authorised clients by MAC and IP: what they send is let through. */
 export const AUTH_SET = 'hs_auth';
-/** Authorised clients by IP: matches and counts what they receive. */
+/** Addresses of authorised clients that sent something: what they receive is let through. Filled by the data path. */
 export const AUTH_IP_SET = 'hs_auth_ip';
+/** Bytes sent and received per authorised address (element counters). Filled by the data path. */
+export const ACCT_UP_SET = 'hs_acct_up';
+export const ACCT_DOWN_SET = 'hs_acct_down';
+/** How long the data path keeps an address in those sets after its last packet. */
+export const ACCT_IDLE_TIMEOUT = '1h';
 /** Per-client speed limits: IP to a named `limit` object, one per direction. */
 export const UP_LIMIT_MAP = 'hs_up_limit';
 export const DOWN_LIMIT_MAP = 'hs_down_limit';
@@ -56,10 +65,21 @@ function rate(kbps: number): string {
   return `rate over ${integer(bytes, 1, 2 ** 40, 'rate')} bytes/second burst ${integer(burst, 1, 2 ** 40, 'burst')} bytes`;
 }
 
+/**
+ * `add` then `delete` of the same element in one transaction: the element is gone afterwards
+ * whether or not it was there (the kernel or the data path may have let it expire), where a
+ * bare `delete` of an absent element would refuse the whole transaction.
+ */
+function removeElements(set: string, elements: readonly string[]): string[] {
+  if (elements.length === 0) return [];
+  const list = elements.join(', ');
+  return [`add element ${HOTSPOT_TABLE} ${set} { ${list} }`, `delete element ${HOTSPOT_TABLE} ${set} { ${list} }`];
+}
+
 /** The `nft -f -` lines of one batch. Pure; every value passes its syntax check first. */
 export function renderClientBatch(add: readonly ClientEntry[], remove: readonly ClientKey[]): string {
-  // One `add/delete element` statement per set, whatever the number of clients: nft parses and
-  // commits a 10,000-client burst as fast as a handful.
+  // One statement per set, whatever the number of clients: nft parses and commits a
+  // 10,000-client burst in one go.
   const authOut: string[] = [];
   const ipOut: string[] = [];
   for (const client of remove) {
@@ -70,14 +90,12 @@ export function renderClientBatch(add: readonly ClientEntry[], remove: readonly 
   }
   const limitLines = remove.filter(hasLimitRemoved).flatMap((client) => limitRemoval(client as LimitedKey));
   const authIn: string[] = [];
-  const ipIn: string[] = [];
   const limitObjects: string[] = [];
   const limitElements: Record<string, string[]> = { [UP_LIMIT_MAP]: [], [DOWN_LIMIT_MAP]: [] };
   for (const client of add) {
     const ip = ipv4(client.ip);
     const timeout = client.timeoutSeconds === null ? '' : ` timeout ${integer(Math.max(1, Math.ceil(client.timeoutSeconds)), 1, 2 ** 31, 'timeout')}s`;
     authIn.push(`${mac(client.mac)} . ${ip}${timeout}`);
-    ipIn.push(`${ip}${timeout}`);
     for (const [direction, kbps, map] of [['up', client.upKbps, UP_LIMIT_MAP], ['down', client.downKbps, DOWN_LIMIT_MAP]] as const) {
       if (kbps <= 0) continue;
       const name = limitName(ip, direction);
@@ -85,12 +103,16 @@ export function renderClientBatch(add: readonly ClientEntry[], remove: readonly 
       limitElements[map]!.push(`${ip} : "${name}"`);
     }
   }
-  const lines: string[] = [];
-  if (authOut.length) lines.push(`delete element ${HOTSPOT_TABLE} ${AUTH_SET} { ${authOut.join(', ')} }`);
-  if (ipOut.length) lines.push(`delete element ${HOTSPOT_TABLE} ${AUTH_IP_SET} { ${ipOut.join(', ')} }`);
-  lines.push(...limitLines);
+  const lines: string[] = [
+    ...removeElements(AUTH_SET, authOut),
+    // A removed client's addresses leave the data path's sets too, so the next holder of the
+    // address starts from zero bytes.
+    ...removeElements(AUTH_IP_SET, ipOut),
+    ...removeElements(ACCT_UP_SET, ipOut),
+    ...removeElements(ACCT_DOWN_SET, ipOut),
+    ...limitLines,
+  ];
   if (authIn.length) lines.push(`add element ${HOTSPOT_TABLE} ${AUTH_SET} { ${authIn.join(', ')} }`);
-  if (ipIn.length) lines.push(`add element ${HOTSPOT_TABLE} ${AUTH_IP_SET} { ${ipIn.join(', ')} }`);
   lines.push(...limitObjects);
   for (const [map, elements] of Object.entries(limitElements)) {
     if (elements.length) lines.push(`add element ${HOTSPOT_TABLE} ${map} { ${elements.join(', ')} }`);
@@ -163,38 +185,32 @@ export class NftDataplane implements HotspotDataplane {
     }
     const first = await this.load(renderClientBatch(add, remove));
     if (first.ok) return;
-    if (remove.length === 0) throw new Error(`nft: ${first.stderr}`);
-    // A removal names an element the kernel already let expire: the transaction is refused
-    // whole, so it is retried with only the elements still present.
-    const present = new Set((await this.counters()).map((c) => `${c.mac}|${c.ip}`));
-    const ips = new Set((await this.list('set', AUTH_IP_SET)).map((e) => String(e.val)));
+    if (!remove.some(hasLimitRemoved)) throw new Error(`nft: ${first.stderr}`);
+    // Elements go whether or not they are there, but a limit object does not: a removal that
+    // names a limit the kernel no longer holds is retried with the limits still present.
     const limitedIps = async (map: string) => new Set((await this.list('map', map)).map((e) => String((e.val as unknown[])[0])));
     const up = await limitedIps(UP_LIMIT_MAP);
     const down = await limitedIps(DOWN_LIMIT_MAP);
-    const present_: LimitedKey[] = [];
-    const lines: string[] = [];
-    for (const key of remove) {
+    const present = remove.map((key) => {
       const ip = ipv4(key.ip);
-      if (!(key as LimitedKey).onlyLimits) {
-        if (present.has(`${key.mac}|${ip}`)) lines.push(`delete element ${HOTSPOT_TABLE} ${AUTH_SET} { ${mac(key.mac)} . ${ip} }`);
-        if (ips.has(ip)) lines.push(`delete element ${HOTSPOT_TABLE} ${AUTH_IP_SET} { ${ip} }`);
-      }
-      present_.push({ ...key, limits: { up: up.has(ip), down: down.has(ip) } });
-    }
-    for (const key of present_) lines.push(...limitRemoval(key));
-    lines.push(...renderClientBatch(add, []).split('\n').filter(Boolean));
-    const second = await this.load(lines.length ? `${lines.join('\n')}\n` : '');
+      const limits = (key as LimitedKey).limits;
+      return { ...key, limits: { up: Boolean(limits?.up) && up.has(ip), down: Boolean(limits?.down) && down.has(ip) } };
+    });
+    const second = await this.load(renderClientBatch(add, present));
     if (!second.ok) throw new Error(`nft: ${second.stderr}`);
   }
 
+  /** Bytes of every authorised client: MAC . IP from `hs_auth`, bytes from the data path's sets. */
   async counters(): Promise<ClientCounters[]> {
-    const up = await this.list('set', AUTH_SET);
-    const down = new Map((await this.list('set', AUTH_IP_SET)).map((e) => [String(e.val), e.bytes]));
-    return up.flatMap((e) => {
+    const clients = await this.list('set', AUTH_SET);
+    const bytesOf = async (set: string) => new Map((await this.list('set', set)).map((e) => [String(e.val), e.bytes]));
+    const up = await bytesOf(ACCT_UP_SET);
+    const down = await bytesOf(ACCT_DOWN_SET);
+    return clients.flatMap((e) => {
       const concat = (e.val as { concat?: [string, string] } | undefined)?.concat;
       if (!concat) return [];
       const [m, ip] = concat;
-      return [{ mac: m, ip, bytesUp: e.bytes, bytesDown: down.get(ip) ?? 0 }];
+      return [{ mac: m, ip, bytesUp: up.get(ip) ?? 0, bytesDown: down.get(ip) ?? 0 }];
     });
   }
 

@@ -287,8 +287,11 @@ export class HotspotEngine {
    * go into as few nftables transactions as the batching allows (usually one). Outcomes are
    * in the order of `admissions`.
    */
-  admitAll(admissions: ReadonlyArray<{ client: ClientKey; zone: HotspotZone; grant: Grant }>): Promise<LoginOutcome[]> {
-    return Promise.all(admissions.map(({ client, zone, grant }) => this.admit(client, zone, grant)));
+  async admitAll(admissions: ReadonlyArray<{ client: ClientKey; zone: HotspotZone; grant: Grant }>): Promise<LoginOutcome[]> {
+    // Every session is in place before the one wait for the data plane: no promise per client.
+    const outcomes = admissions.map(({ client, zone, grant }) => this.admitNow(client, zone, grant));
+    if (outcomes.some((o) => o.ok)) await this.settle();
+    return outcomes;
   }
 
   /**
@@ -296,6 +299,13 @@ export class HotspotEngine {
    * Resolves once the client is in the data plane; concurrent calls share transactions.
    */
   async admit(client: ClientKey, zone: HotspotZone, grant: Grant): Promise<LoginOutcome> {
+    const outcome = this.admitNow(client, zone, grant);
+    if (outcome.ok) await this.settle();
+    return outcome;
+  }
+
+  /** The session of an admission, queued for the data plane (not yet in it). */
+  private admitNow(client: ClientKey, zone: HotspotZone, grant: Grant): LoginOutcome {
     const now = this.now();
     const account = grant.account ? `${grant.kind}:${grant.account}` : undefined;
     if (account && grant.usernum > 0) {
@@ -314,9 +324,9 @@ export class HotspotEngine {
     }
     // The same device logging in again, or its address changing, replaces its old session.
     const byMacIp = this.ipByMac.get(client.mac);
-    for (const ip of new Set([client.ip, ...(byMacIp ? [byMacIp] : [])])) {
+    for (const ip of byMacIp && byMacIp !== client.ip ? [client.ip, byMacIp] : [client.ip]) {
       const old = this.sessions.get(ip);
-      if (old) await this.end(old, 'logout', false);
+      if (old) this.endNow(old, 'logout');
     }
     const session: HotspotSession = {
       mac: client.mac,
@@ -342,7 +352,6 @@ export class HotspotEngine {
     this.lastRaw.delete(client.ip);
     this.dirty = true;
     this.queueAdd(session);
-    await this.settle();
     return { ok: true, session };
   }
 
@@ -522,7 +531,12 @@ export class HotspotEngine {
   }
 
   private async end(session: HotspotSession, reason: EndReason, wait: boolean): Promise<void> {
-    if (this.sessions.get(session.ip) !== session) return;
+    if (this.endNow(session, reason) && wait) await this.settle();
+  }
+
+  /** Ends a session and queues its removal from the data plane; false if it had ended already. */
+  private endNow(session: HotspotSession, reason: EndReason): boolean {
+    if (this.sessions.get(session.ip) !== session) return false;
     this.dropSession(session);
     this.lastRaw.delete(session.ip);
     this.ended.set(session.ip, { reason, at: this.now() });
@@ -535,7 +549,7 @@ export class HotspotEngine {
     }
     this.pendingRemove.set(session.ip, { mac: session.mac, ip: session.ip, limits: { up: session.upKbps > 0, down: session.downKbps > 0 } });
     this.dirty = true;
-    if (wait) await this.settle();
+    return true;
   }
 
   // ---- batching -------------------------------------------------------------------------

@@ -3,15 +3,17 @@ import type { ConfigSnapshot } from '../../config/config-types.js';
 import type { NetworkPlan } from '../network/network-plan.js';
 import type { RulesetContributor, RulesetPart } from '../network/network-ruleset-parts.js';
 import { cidr4, identifier, integer, ipv4, mac, nftString } from '../network/network-syntax.js';
-import { AUTH_IP_SET, AUTH_SET, BLOCK_MAC_SET, DOWN_LIMIT_MAP, UP_LIMIT_MAP } from './hotspot-dataplane.js';
+import { ACCT_DOWN_SET, ACCT_IDLE_TIMEOUT, ACCT_UP_SET, AUTH_IP_SET, AUTH_SET, BLOCK_MAC_SET, DOWN_LIMIT_MAP, UP_LIMIT_MAP } from './hotspot-dataplane.js';
 import { HOTSPOT_ENTITIES, hotspotConfigOf } from './hotspot-config.js';
 import { REMIND_SET } from './hotspot-reminder.js';
 import type { HotspotConfig, ListEntry } from './hotspot-types.js';
 
 /**
  * The hotspot's part of the one nftables ruleset (DESIGN §6), for the service-zone devices:
- * - authorised clients are elements of runtime sets (`hs_auth` by MAC . IP for what they send,
- *   `hs_auth_ip` for what they receive), each element with its own byte counter and timeout;
+ * - authorised clients are elements of the runtime set `hs_auth` (MAC . IP, with the session's
+ *   timeout) for what they send; their packets put the address in `hs_auth_ip` (what they
+ *   receive) and count their bytes per address in `hs_acct_up` / `hs_acct_down`, sets the data
+ *   path fills and refreshes itself (hotspot-dataplane.ts says why);
  * - an unauthorised client's web requests are redirected to the portal listener, it reaches
  *   the gateway only for DHCP, DNS (rate-limited per client) and the portal, and everything
  *   else it sends is dropped;
@@ -109,8 +111,10 @@ export function hotspotRulesetPart(config: HotspotConfig, plan: NetworkPlan, por
         { name: 'hs_black_mac', type: 'ether_addr', elements: macs(config.blackList) },
         { name: 'hs_black_ip', type: 'ipv4_addr', flags: ['interval'], elements: addresses(config.blackList) },
         { name: 'hs_gateway', type: 'ipv4_addr', elements: gatewayAddresses },
-        { name: AUTH_SET, type: 'ether_addr . ipv4_addr', flags: ['timeout'], extra: ['counter', `size ${SET_SIZE}`], ...runtime },
-        { name: AUTH_IP_SET, type: 'ipv4_addr', flags: ['timeout'], extra: ['counter', `size ${SET_SIZE}`], ...runtime },
+        { name: AUTH_SET, type: 'ether_addr . ipv4_addr', flags: ['timeout'], extra: [`size ${SET_SIZE}`], ...runtime },
+        { name: AUTH_IP_SET, type: 'ipv4_addr', flags: ['dynamic', 'timeout'], extra: [`timeout ${ACCT_IDLE_TIMEOUT}`, `size ${SET_SIZE}`], ...runtime },
+        { name: ACCT_UP_SET, type: 'ipv4_addr', flags: ['dynamic', 'timeout'], extra: ['counter', `timeout ${ACCT_IDLE_TIMEOUT}`, `size ${SET_SIZE}`], ...runtime },
+        { name: ACCT_DOWN_SET, type: 'ipv4_addr', flags: ['dynamic', 'timeout'], extra: ['counter', `timeout ${ACCT_IDLE_TIMEOUT}`, `size ${SET_SIZE}`], ...runtime },
         { name: WHITE_DNS_SET, type: 'ipv4_addr', flags: ['timeout'], extra: [`timeout ${WHITE_DNS_TIMEOUT}s`, `size ${SET_SIZE}`], ...runtime },
         { name: BLOCK_MAC_SET, type: 'ether_addr', ...runtime },
         { name: 'hs_dns_meter', type: 'ipv4_addr', flags: ['dynamic', 'timeout'], extra: ['timeout 1m', `size ${SET_SIZE}`], ...runtime },
@@ -131,8 +135,8 @@ export function hotspotRulesetPart(config: HotspotConfig, plan: NetworkPlan, por
             `ether saddr @${BLOCK_MAC_SET} drop`,
             'ip saddr @hs_black_ip drop',
             `limit name ip saddr map @${UP_LIMIT_MAP} drop`,
-            // The lookup counts the packet on the client's element.
-            `ether saddr . ip saddr @${AUTH_SET} accept`,
+            // An authorised client: its address is let in the other way too, and its bytes counted.
+            `ether saddr . ip saddr @${AUTH_SET} update @${AUTH_IP_SET} { ip saddr } update @${ACCT_UP_SET} { ip saddr counter } accept`,
             'ether saddr @hs_white_mac accept',
             'ip daddr @hs_white_ip accept',
             `ip daddr @${WHITE_DNS_SET} accept`,
@@ -144,7 +148,7 @@ export function hotspotRulesetPart(config: HotspotConfig, plan: NetworkPlan, por
           rules: [
             'ip daddr @hs_black_ip drop',
             `limit name ip daddr map @${DOWN_LIMIT_MAP} drop`,
-            `ip daddr @${AUTH_IP_SET} accept`,
+            `ip daddr @${AUTH_IP_SET} update @${ACCT_DOWN_SET} { ip daddr counter } accept`,
             // Answers on connections the white list let through.
             'ct state established,related accept',
             'drop',
