@@ -63,3 +63,24 @@ describe('nftables data plane batches', () => {
     await expect(new NftDataplane(run).apply(clients(3001), [])).rejects.toThrow(/nft: Error: refused/);
   });
 });
+
+describe('forgetting addresses at start', () => {
+  it('takes every address but the kept ones out of the data path sets, idempotently', async () => {
+    const scripts: string[] = [];
+    const listing: Record<string, string[]> = { [AUTH_IP_SET]: ['10.0.0.1', '10.0.0.2'], [ACCT_UP_SET]: ['10.0.0.2', '10.0.0.3'], [ACCT_DOWN_SET]: [] };
+    const run: CommandRunner = async (argv, options) => {
+      if (argv[1] === '-j') {
+        const set = argv.at(-1)!;
+        const elem = (listing[set] ?? []).map((val) => ({ elem: { val, counter: { packets: 1, bytes: 100 } } }));
+        return { exitCode: 0, stdout: JSON.stringify({ nftables: [{ set: { name: set, elem } }] }), stderr: '' };
+      }
+      scripts.push(options?.input ?? '');
+      return { exitCode: 0, stdout: '', stderr: '' };
+    };
+    await new NftDataplane(run).forgetAddresses(new Set(['10.0.0.2']));
+    expect(scripts).toEqual([
+      `add element inet portico ${AUTH_IP_SET} { 10.0.0.1 }\ndelete element inet portico ${AUTH_IP_SET} { 10.0.0.1 }\n` +
+        `add element inet portico ${ACCT_UP_SET} { 10.0.0.3 }\ndelete element inet portico ${ACCT_UP_SET} { 10.0.0.3 }\n`,
+    ]);
+  });
+});

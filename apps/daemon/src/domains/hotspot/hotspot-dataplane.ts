@@ -52,6 +52,11 @@ export interface HotspotDataplane {
   counters(): Promise<ClientCounters[]>;
   /** MACs refused outright (online-user black-list action). */
   block(macs: readonly string[], unblock?: readonly string[]): Promise<void>;
+  /**
+   * Empties the data path's per-address sets of every address but `keep` (at start: an address
+   * whose client went while the daemon was down must not hand its byte count to the next one).
+   */
+  forgetAddresses?(keep: ReadonlySet<string>): Promise<void>;
 }
 
 function limitName(ip: string, direction: 'up' | 'down'): string {
@@ -212,6 +217,16 @@ export class NftDataplane implements HotspotDataplane {
       const [m, ip] = concat;
       return [{ mac: m, ip, bytesUp: up.get(ip) ?? 0, bytesDown: down.get(ip) ?? 0 }];
     });
+  }
+
+  async forgetAddresses(keep: ReadonlySet<string>): Promise<void> {
+    const lines: string[] = [];
+    for (const set of [AUTH_IP_SET, ACCT_UP_SET, ACCT_DOWN_SET]) {
+      const gone = (await this.list('set', set)).map((e) => String(e.val)).filter((ip) => !keep.has(ip));
+      lines.push(...removeElements(set, gone.map((ip) => ipv4(ip))));
+    }
+    const result = await this.load(lines.length ? `${lines.join('\n')}\n` : '');
+    if (!result.ok) throw new Error(`nft: ${result.stderr}`);
   }
 
   async block(macs: readonly string[], unblock: readonly string[] = []): Promise<void> {

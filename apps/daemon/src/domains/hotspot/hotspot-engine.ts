@@ -158,6 +158,7 @@ export class HotspotEngine {
       [...this.sessions.values()].map((s) => this.entryOf(s)),
       stale.map((c) => ({ mac: c.mac, ip: c.ip, limits: { up: true, down: true } })),
     );
+    await this.options.dataplane.forgetAddresses?.(new Set(this.sessions.keys()));
     if (this.blocked.size) await this.options.dataplane.block([...this.blocked]);
     // Reminders still awaiting their client go back into the (re-created) set.
     const awaiting = [...this.sessions.keys()].filter((ip) => this.reminderFor(ip));
