@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import { png } from '../support/upload-fixtures.js';
 import { adminWithPassword, launchBrowser, loginInBrowser, newPage, startDaemon, type ApiSession, type RunningDaemon } from './e2e-harness.js';
 
 const PASSWORD = 'AdminPassw0rd';
@@ -17,16 +18,6 @@ afterAll(async () => {
   await daemon?.stop();
 });
 
-/** A PNG whose header says width x height (what the daemon and the console read). */
-function png(width: number, height: number): Buffer {
-  const head = Buffer.alloc(64);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
-  head.writeUInt32BE(13, 8);
-  head.write('IHDR', 12, 'latin1');
-  head.writeUInt32BE(width, 16);
-  head.writeUInt32BE(height, 20);
-  return head;
-}
 
 async function chooseFile(page: Page, testId: string, name: string, buffer: Buffer): Promise<void> {
   const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId(testId).click()]);

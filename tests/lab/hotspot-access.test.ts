@@ -1,13 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hotspotPortal, hotspotWhitelist, hotspotZone, networkInterface, type AnyEntity } from '@portico/schema';
 import { inNs, SERVER_ADDRESS, type Lab, setClientAddress } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
 import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
+import { startPortalListener, type PortalListener } from './hotspot-portal-listener-run.js';
 
 /**
  * The hotspot's ruleset and data plane with real clients: unauthorised web requests land on
@@ -20,9 +19,8 @@ if (blocker) throw new Error(`lab suite cannot run: ${blocker}`);
 
 let gateway: LabGateway;
 let lab: Lab;
-let portalListener: ChildProcess | undefined;
+let portalListener: PortalListener | undefined;
 const work = mkdtempSync(join(tmpdir(), 'portico-lab-portal-'));
-const REPO = resolve(import.meta.dirname, '../..');
 const entity = (e: unknown) => e as AnyEntity;
 
 const snapshot = () => ({
@@ -40,37 +38,14 @@ beforeAll(async () => {
   gateway = createLabGateway({ clients: 2 });
   lab = gateway.lab;
   await gateway.apply(snapshot());
-  // The engine and portal listener from the daemon's sources, bundled like the daemon is
-  // (esbuild comes with the daemon's build tools) and run inside the gateway namespace.
-  const { build } = createRequire(join(REPO, 'apps/daemon/package.json'))('esbuild') as { build(options: Record<string, unknown>): Promise<unknown> };
-  const bundle = join(work, 'portal-listener.mjs');
-  await build({
-    entryPoints: [join(REPO, 'tests/lab/hotspot-portal-listener.ts')],
-    outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'error',
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  });
-  const input = join(work, 'input.json');
-  writeFileSync(input, JSON.stringify({ snapshot: snapshot(), port: 2050, portalDir: join(REPO, 'apps/portal/dist'), gateway: '192.168.11.1', first: '192.168.11.2', last: '192.168.11.254' }));
-  portalListener = spawn('ip', ['netns', 'exec', lab.gw, process.execPath, bundle, input], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((ready, fail) => {
-    portalListener!.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && ready());
-    portalListener!.once('exit', (code) => fail(new Error(`portal listener exited ${code}`)));
-  });
+  // The engine and portal listener from the daemon's sources, run inside the gateway namespace.
+  portalListener = await startPortalListener(lab.gw, work, { snapshot: snapshot() });
   setClientAddress(lab, 0, '192.168.11.20');
   setClientAddress(lab, 1, '192.168.11.21');
 });
 
 afterAll(async () => {
-  if (portalListener && portalListener.exitCode === null) {
-    const exited = new Promise((r) => portalListener!.once('exit', r));
-    portalListener.kill('SIGTERM');
-    await exited;
-  }
+  await portalListener?.stop();
   await gateway?.down();
   rmSync(work, { recursive: true, force: true });
 });

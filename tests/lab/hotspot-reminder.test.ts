@@ -1,13 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hotspotPlan, hotspotPortal, hotspotReminder, hotspotZone, networkInterface, type AnyEntity } from '@portico/schema';
 import { inNs, SERVER_ADDRESS, type Lab, setClientAddress } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
 import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
+import { startPortalListener, type PortalListener } from './hotspot-portal-listener-run.js';
 
 /**
  * The remote expiration reminder with real clients: a signed-in client whose plan is about to
@@ -22,9 +21,8 @@ if (blocker) throw new Error(`lab suite cannot run: ${blocker}`);
 
 let gateway: LabGateway;
 let lab: Lab;
-let listener: ChildProcess | undefined;
+let listener: PortalListener | undefined;
 const work = mkdtempSync(join(tmpdir(), 'portico-lab-reminder-'));
-const REPO = resolve(import.meta.dirname, '../..');
 const PORTAL = 'http://192.168.11.1:2050';
 const entity = (e: unknown) => e as AnyEntity;
 const singleton = (e: AnyEntity, input: Record<string, unknown>) => [{ id: '', data: e.schema.parse(input) as Record<string, unknown> }];
@@ -53,75 +51,25 @@ const snapshot = () => ({
 });
 
 
-/** Lines the listener printed, in order, and those not yet taken by a caller. */
-const printed: string[] = [];
-let waiting: (() => void) | undefined;
-
-async function nextLine(prefix: string, seconds = 20): Promise<string> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const index = printed.findIndex((line) => line.startsWith(prefix));
-    if (index >= 0) return printed.splice(index, 1)[0]!;
-    if (Date.now() > deadline) throw new Error(`listener never printed ${prefix}`);
-    await new Promise<void>((r) => {
-      waiting = r;
-      setTimeout(r, 200);
-    });
-  }
-}
-
 async function accountingRound(): Promise<void> {
-  listener!.stdin!.write('tick\n');
-  await nextLine('ticked');
+  await listener!.tick();
 }
 
 async function reminderList(): Promise<{ ip: string; username: string; state: string }[]> {
-  listener!.stdin!.write('list\n');
-  return JSON.parse((await nextLine('list ')).slice('list '.length));
+  return listener!.reminderList();
 }
 
 beforeAll(async () => {
   gateway = createLabGateway({ clients: 2 });
   lab = gateway.lab;
   await gateway.apply(snapshot());
-  // Bundled like the daemon is (esbuild comes with the daemon's build tools).
-  const { build } = createRequire(join(REPO, 'apps/daemon/package.json'))('esbuild') as { build(options: Record<string, unknown>): Promise<unknown> };
-  const bundle = join(work, 'reminder-listener.mjs');
-  await build({
-    entryPoints: [join(REPO, 'tests/lab/hotspot-reminder-listener.ts')],
-    outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'error',
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  });
-  const input = join(work, 'input.json');
-  writeFileSync(
-    input,
-    JSON.stringify({ snapshot: snapshot(), port: 2050, portalDir: join(REPO, 'apps/portal/dist'), gateway: '192.168.11.1', first: '192.168.11.2', last: '192.168.11.254', accounts: ACCOUNTS }),
-  );
-  listener = spawn('ip', ['netns', 'exec', lab.gw, process.execPath, bundle, input], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let partial = '';
-  listener.stdout!.on('data', (chunk: Buffer) => {
-    const lines = (partial + chunk.toString()).split('\n');
-    partial = lines.pop() ?? '';
-    printed.push(...lines);
-    waiting?.();
-  });
-  const exited = new Promise<never>((_, fail) => listener!.once('exit', (code) => fail(new Error(`reminder listener exited ${code}`))));
-  await Promise.race([nextLine('ready', 30), exited]);
+  listener = await startPortalListener(lab.gw, work, { snapshot: snapshot(), accounts: ACCOUNTS, manual: true });
   setClientAddress(lab, 0, REMINDED_IP);
   setClientAddress(lab, 1, SPARED_IP);
 }, 120_000);
 
 afterAll(async () => {
-  if (listener && listener.exitCode === null) {
-    const exited = new Promise((r) => listener!.once('exit', r));
-    listener.stdin!.end();
-    await exited;
-  }
+  await listener?.stop();
   await gateway?.down();
   rmSync(work, { recursive: true, force: true });
 });

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { crc32, deflateRawSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { addAccount, adminClient, get, json, login, startDaemon, type Client, type Harness } from './daemon-harness.js';
 import { imageInfo } from '../src/domains/hotspot-config/portal-image.js';
 import { customPortalDir, portalFilesDir, readPortalImage } from '../src/domains/hotspot-config/portal-uploads.js';
+import { jpeg, png, zip, type ZipEntry } from '../../../tests/support/upload-fixtures.js';
 
 let h: Harness;
 let admin: Client;
@@ -16,75 +16,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await h.close();
 });
-
-/** A PNG whose header says width x height, padded to `size` bytes. */
-function png(width: number, height: number, size = 64): Buffer {
-  const head = Buffer.alloc(Math.max(size, 33));
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
-  head.writeUInt32BE(13, 8);
-  head.write('IHDR', 12, 'latin1');
-  head.writeUInt32BE(width, 16);
-  head.writeUInt32BE(height, 20);
-  return head;
-}
-
-function jpeg(width: number, height: number): Buffer {
-  return Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0x00, 0x00, 0xff, 0xc0, 0x00, 0x11, 0x08, height >> 8, height & 255, width >> 8, width & 255, 3, 0, 0, 0, 0xff, 0xd9]);
-}
-
-interface ZipEntry {
-  name: string;
-  data?: Buffer;
-  /** Unix mode in the external attributes (0o120777 makes a symlink). */
-  mode?: number;
-  deflate?: boolean;
-}
-
-/** A small zip writer: enough to build good and hostile archives. */
-function zip(entries: ZipEntry[]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const entry of entries) {
-    const raw = entry.data ?? Buffer.alloc(0);
-    const body = entry.deflate ? deflateRawSync(raw) : raw;
-    const name = Buffer.from(entry.name, 'utf8');
-    const crc = crc32(raw);
-    const method = entry.deflate ? 8 : 0;
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6);
-    local.writeUInt16LE(method, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(raw.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(0x0314, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(method, 10);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(raw.length, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(((entry.mode ?? 0o100644) << 16) >>> 0, 38);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, body);
-    centrals.push(central, name);
-    offset += local.length + name.length + body.length;
-  }
-  const centralBytes = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(centralBytes.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, centralBytes, end]);
-}
 
 function upload(client: Client, kind: string, filename: string, data: Buffer) {
   const boundary = '----portico-test-boundary';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { adminClient, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
+import { png } from '../../../tests/support/upload-fixtures.js';
 
 /** The daemon's own portal listener serves what the administrator uploaded (not a server built for a test). */
 
@@ -7,15 +8,6 @@ const GUEST = { remoteAddress: '192.168.11.50', headers: { host: '192.168.11.1:2
 let h: Harness;
 let admin: Client;
 
-function png(width: number, height: number): Buffer {
-  const head = Buffer.alloc(64);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
-  head.writeUInt32BE(13, 8);
-  head.write('IHDR', 12, 'latin1');
-  head.writeUInt32BE(width, 16);
-  head.writeUInt32BE(height, 20);
-  return head;
-}
 
 beforeAll(async () => {
   h = await startDaemon({ env: { PORTICO_LAN_PORTS: 'eth1' } });

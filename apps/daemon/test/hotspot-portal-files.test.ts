@@ -1,7 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { adminClient, json, startDaemon, type Client, type Harness } from './daemon-harness.js';
@@ -10,6 +9,7 @@ import { CUSTOM_PORTAL_CSP, customContentType, resolveCustomFile } from '../src/
 import { simNeighbours } from '../src/domains/hotspot/hotspot-neighbours.js';
 import { customPortalDir } from '../src/domains/hotspot-config/portal-uploads.js';
 import type { HotspotZone } from '../src/domains/hotspot/hotspot-types.js';
+import { png, zipOf } from '../../../tests/support/upload-fixtures.js';
 
 /**
  * The uploaded portal files as a hotspot client gets them from the portal listener: the
@@ -44,56 +44,6 @@ let resolverDir = '';
 const BUILT_IN_PAGE = '<!doctype html><title>Built-in portal</title>';
 const dirs: string[] = [];
 
-function png(width: number, height: number, size = 64, fill = 0): Buffer {
-  const data = Buffer.alloc(Math.max(size, 33), fill);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(data, 0);
-  data.writeUInt32BE(13, 8);
-  data.write('IHDR', 12, 'latin1');
-  data.writeUInt32BE(width, 16);
-  data.writeUInt32BE(height, 20);
-  return data;
-}
-
-/** A stored (uncompressed) zip of the given files. */
-function zip(files: Record<string, string>): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [fileName, text] of Object.entries(files)) {
-    const body = Buffer.from(text);
-    const name = Buffer.from(fileName);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6);
-    local.writeUInt32LE(crc32(body), 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(body.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(0x0314, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt32LE(crc32(body), 16);
-    central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(body.length, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE((0o100644 << 16) >>> 0, 38);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, body);
-    centrals.push(central, name);
-    offset += local.length + name.length + body.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(centrals.length / 2, 8);
-  end.writeUInt16LE(centrals.length / 2, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
-}
 
 async function upload(kind: string, filename: string, data: Buffer) {
   const boundary = '----portico-files-boundary';
@@ -252,7 +202,7 @@ describe('custom portal page', () => {
   });
 
   test('with the switch on, the landing pages lead to the uploaded page, served with types, nosniff and CSP', async () => {
-    await upload('custom', 'page.zip', zip(CUSTOM_PAGE));
+    await upload('custom', 'page.zip', zipOf(CUSTOM_PAGE));
     customOn = true;
     for (const path of ['/', '/auth/portal', '/auth']) {
       const landing = await get(`${path}?url=http%3A%2F%2Fexample.com%2F`);
@@ -291,7 +241,7 @@ describe('custom portal page', () => {
   });
 
   test('traversal, encoded NUL, absolute paths and folders are not served', async () => {
-    await upload('custom', 'page.zip', zip(CUSTOM_PAGE));
+    await upload('custom', 'page.zip', zipOf(CUSTOM_PAGE));
     customOn = true;
     for (const url of [
       '/portal-custom/..%2ffiles.json',
@@ -315,7 +265,7 @@ describe('custom portal page', () => {
   });
 
   test('switch off again: the landing page is the built-in portal and the custom files are gone from the listener', async () => {
-    await upload('custom', 'page.zip', zip(CUSTOM_PAGE));
+    await upload('custom', 'page.zip', zipOf(CUSTOM_PAGE));
     customOn = false;
     expect((await get('/auth/portal')).body).toBe(BUILT_IN_PAGE);
     expect((await get('/portal-custom/index.html')).statusCode).toBe(404);
@@ -373,7 +323,7 @@ describe('custom page resolver', () => {
   });
 
   test('the extracted folder the upload route leaves holds the page', async () => {
-    await upload('custom', 'page.zip', zip(CUSTOM_PAGE));
+    await upload('custom', 'page.zip', zipOf(CUSTOM_PAGE));
     const root = customPortalDir(h.stateDir)!;
     expect(await resolveCustomFile(root, 'css/site.css')).not.toBeNull();
   });

@@ -9,3 +9,4 @@ export * from './port-fields.js';
 export * from './link-fields.js';
 export * from './text-fields.js';
 export * from './quantity-fields.js';
+export * from './image-header.js';
