@@ -66,7 +66,8 @@ export function networkDomain(
       if (settings.driver === 'openwrt') {
         const plan = planNetwork(config);
         const extra = contributors.flatMap((c) => c.openwrt?.(snapshot, plan) ?? []);
-        return [...renderOpenwrtNetwork(config), ...extra];
+        const dhcp = contributors.flatMap((c) => c.openwrtDhcp?.(snapshot, plan) ?? []);
+        return [...renderOpenwrtNetwork(config, dhcp), ...extra];
       }
       const partsOf = (plan: Parameters<RulesetContributor['part']>[1]) =>
         contributors.map((c) => c.part(snapshot, plan)).filter((part): part is RulesetPart => part !== null);

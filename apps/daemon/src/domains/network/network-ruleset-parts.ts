@@ -1,5 +1,6 @@
 import type { ConfigSnapshot } from '../../config/config-types.js';
 import type { RenderOutput } from '../../engine/engine-types.js';
+import type { UciSection } from '../../drivers/openwrt/uci-format.js';
 import type { NetworkPlan } from './network-plan.js';
 
 /**
@@ -67,6 +68,8 @@ export interface RulesetContributor {
   part(snapshot: ConfigSnapshot, plan: NetworkPlan): RulesetPart | null;
   /** The same feature on the `openwrt` driver: fw4 includes and UCI, checked like any file. */
   openwrt?(snapshot: ConfigSnapshot, plan: NetworkPlan): RenderOutput[];
+  /** Sections the feature adds to /etc/config/dhcp, which the network renders whole (e.g. dnsmasq nft sets). */
+  openwrtDhcp?(snapshot: ConfigSnapshot, plan: NetworkPlan): UciSection[];
 }
 
 const TAB = '\t';

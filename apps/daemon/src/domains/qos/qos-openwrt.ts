@@ -6,7 +6,12 @@ import { nftString } from '../network/network-syntax.js';
  * Smart QoS on OpenWrt: fw4 owns `table inet fw4`, so the QoS rules live in a table of their
  * own, `inet portico`, loaded by fw4 from its ruleset-post include folder, with the LAN and WAN
  * device sets its chains match on. The tc script is the same file as on the linux driver.
+ *
+ * The part's `qos_route` chain is left out: its WAN marks (index << 8) lie inside mwan3's mark
+ * mask and would read as another interface's id. Port and domain routes are chosen in mwan3's
+ * own marks by the chain of drivers/openwrt/openwrt-qos-routes.ts, in this same table.
  */
+const LINUX_ROUTE_CHAIN = 'qos_route';
 export const QOS_OPENWRT_FILES = {
   nftInclude: '/usr/share/nftables.d/ruleset-post/30-portico-qos.nft',
 } as const;
@@ -41,7 +46,7 @@ export function renderQosOpenwrtTable(part: RulesetPart, network: NetworkPlan): 
     for (const rule of rules) out.push(`${TAB}${TAB}${rule}`);
     out.push(`${TAB}}`);
   };
-  for (const c of table.chains) chain(c.name, c.rules, c.base);
+  for (const c of table.chains) if (c.name !== LINUX_ROUTE_CHAIN) chain(c.name, c.rules, c.base);
   out.push('}');
   return `${out.join('\n')}\n`;
 }

@@ -17,14 +17,47 @@ import type { UciPackage, UciSection } from './uci-format.js';
 export const MWAN3_POLICY = 'portico_wans';
 const BALANCE_METRIC = 1;
 
+/**
+ * The firewall-mark bits mwan3 routes by: its default `mmx_mask`, which it uses because the
+ * file is written whole with no `globals` section to change it. 6 bits: interface ids 1-60
+ * (the top three values are its own). Marks other features set for mwan3
+ * (openwrt-qos-routes.ts) are computed against it; Smart QoS keeps its other marks out of
+ * these bits (MAC users live in bits 16-31 of the connection mark).
+ */
+export const MWAN3_MMX_MASK = 0x3f00;
+
+/** mwan3 numbers its `interface` sections 1, 2, ... in file order: the id its marks carry. */
+export function mwan3InterfaceIds(plan: NetworkPlan): Map<string, number> {
+  return new Map(mwan3Entries(plan).map((entry, position) => [entry.interface, position + 1]));
+}
+
+/** mwan3's mark for an interface id: the id's bits spread over the mask's bits (its id2mask). */
+export function mwan3Mark(id: number, mask = MWAN3_MMX_MASK): number {
+  let result = 0;
+  let bit = 0;
+  for (let position = 0; position < 32; position++) {
+    if (((mask >>> position) & 1) === 0) continue;
+    if ((id >>> bit) & 1) result |= 1 << position;
+    bit++;
+  }
+  const idBits = bit;
+  // The three highest ids are mwan3's default, blackhole and unreachable marks.
+  if (id < 1 || id > 2 ** idBits - 4) throw new RenderValueError(`mwan3 interface id ${id} does not fit its mark mask`);
+  return result >>> 0;
+}
+
+function mwan3Entries(plan: NetworkPlan) {
+  return plan.config.multiWan.filter((entry) => entry.enabled && plan.wans.some((wan) => wan.name === entry.interface));
+}
+
 function wanName(name: string): string {
   if (!/^[a-z][a-z0-9]{0,9}$/.test(name)) throw new RenderValueError(`interface name ${JSON.stringify(name)} cannot be rendered`);
   return name;
 }
 
 export function renderUciMwan3(plan: NetworkPlan): UciPackage {
+  const entries = mwan3Entries(plan);
   const pkg: UciPackage = [];
-  const entries = plan.config.multiWan.filter((entry) => entry.enabled && plan.wans.some((wan) => wan.name === entry.interface));
   const members: string[] = [];
   for (const entry of entries) {
     const name = wanName(entry.interface);

@@ -192,7 +192,7 @@ export function renderUciNetwork(plan: NetworkPlan): UciPackage {
   return pkg;
 }
 
-export function renderUciDhcp(plan: NetworkPlan): UciPackage {
+export function renderUciDhcp(plan: NetworkPlan, extra: readonly UciSection[] = []): UciPackage {
   const pkg: UciPackage = [
     section('dnsmasq', undefined, {
       domainneeded: '1',
@@ -240,6 +240,8 @@ export function renderUciDhcp(plan: NetworkPlan): UciPackage {
     options.ip = ipv4(host.ip);
     pkg.push(section('host', undefined, options));
   }
+  // Sections other features render themselves (Smart QoS's dnsmasq nftset `ipset` sections).
+  pkg.push(...extra);
   return pkg;
 }
 
@@ -303,12 +305,12 @@ export interface OpenwrtNetworkPackages {
 }
 
 /** The UCI packages, structured: what the files are serialised from. */
-export function renderOpenwrtNetworkPackages(config: NetworkConfig): OpenwrtNetworkPackages {
+export function renderOpenwrtNetworkPackages(config: NetworkConfig, dhcpExtra: readonly UciSection[] = []): OpenwrtNetworkPackages {
   const plan = planNetwork(config);
   const igmpproxy = renderUciIgmpproxy(plan);
   return {
     network: renderUciNetwork(plan),
-    dhcp: renderUciDhcp(plan),
+    dhcp: renderUciDhcp(plan, dhcpExtra),
     firewall: renderUciFirewall(plan),
     mwan3: renderUciMwan3(plan),
     ...(igmpproxy ? { igmpproxy } : {}),
@@ -321,9 +323,9 @@ export function renderOpenwrtNetworkPackages(config: NetworkConfig): OpenwrtNetw
  * igmpproxy, which work on those interfaces, and the IPsec clients. The network file carries
  * the PPPoE and tunnel passwords when there are any, so it is then private.
  */
-export function renderOpenwrtNetwork(config: NetworkConfig): RenderOutput[] {
+export function renderOpenwrtNetwork(config: NetworkConfig, dhcpExtra: readonly UciSection[] = []): RenderOutput[] {
   const plan = planNetwork(config);
-  const packages = renderOpenwrtNetworkPackages(config);
+  const packages = renderOpenwrtNetworkPackages(config, dhcpExtra);
   const secret =
     config.interfaces.some((row) => row.enabled && row.proto === 'pppoe' && row.pppoe_password) ||
     config.vpnClients.some((row) => row.enabled && (row.type === 'pptp' || row.type === 'l2tp') && row.password);
