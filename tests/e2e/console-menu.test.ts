@@ -22,6 +22,8 @@ async function menuModules(daemon: RunningDaemon): Promise<{ sections: string[];
   const { context, page } = await newPage(browser);
   await loginInBrowser(page, daemon.url, 'admin', 'MenuPassw0rd');
   await page.waitForURL('**/dashboard');
+  // The menu arrives with its own request after the page: read it once it is drawn.
+  await page.locator('[data-testid^="nav-section-"]').first().waitFor();
   const sections = await page
     .locator('[data-testid^="nav-section-"]')
     .evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')!.slice('nav-section-'.length)));
