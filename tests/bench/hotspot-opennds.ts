@@ -17,7 +17,15 @@ import { macvlanClients } from './hotspot-bench-lab.js';
 
 export type OpenNdsResult =
   | { ok: true; clients: number; authorised: number; perClientMs: number; populateSeconds: number }
-  | { ok: false; error: string };
+  | {
+      ok: false;
+      error: string;
+      /**
+       * When `ndsctl auth` calls ran past the timeout without one succeeding: what openNDS cost
+       * per client at least (the timeout), a floor its real figure can only exceed.
+       */
+      perClientMsAtLeast?: number;
+    };
 
 const GATEWAY = '192.168.50.1';
 const LEASES = '/tmp/dhcp.leases';
@@ -140,7 +148,10 @@ export async function measureOpenNds(count: number, seconds = 120): Promise<Open
       else if (out.error) stalled += 1;
     }
     const totalMs = elapsedMs();
-    if (authorised < tried || authorised === 0) return { ok: false, error: `ndsctl auth authorised ${authorised} of the ${tried} clients tried with ${count} known (${stalled} calls ran past 120 s)` };
+    if (authorised < tried || authorised === 0) {
+      const error = `ndsctl auth authorised ${authorised} of the ${tried} clients tried with ${count} known (${stalled} calls ran past 120 s)`;
+      return authorised === 0 && stalled > 0 ? { ok: false, error, perClientMsAtLeast: 120_000 } : { ok: false, error };
+    }
     return { ok: true, clients: count, authorised, perClientMs: totalMs / authorised, populateSeconds };
   } catch (error) {
     return { ok: false, error: String((error as Error).message ?? error).slice(0, 300) };
