@@ -17,7 +17,7 @@ import { OPENWRT_NETWORK_FILES, renderOpenwrtNetwork } from '../src/drivers/open
 import {
   OPENWRT_QOS_ROUTE_FILES,
   qosDhcpIpsetSections,
-  qosOpenwrtRoutesContributor,
+  qosOpenwrtDhcp,
   renderQosOpenwrtRoutes,
 } from '../src/drivers/openwrt/openwrt-qos-routes.js';
 import { checkUci } from '../src/drivers/openwrt/uci-check.js';
@@ -178,7 +178,7 @@ describe('dnsmasq ipset sections in /etc/config/dhcp', () => {
   const plan = planNetwork(networkConfigOf(snapshot));
 
   it('names the class set and the route set of each domain rule in table inet portico', () => {
-    const sections = qosOpenwrtRoutesContributor.openwrtDhcp!(snapshot, plan);
+    const sections = qosOpenwrtDhcp(snapshot, plan);
     expect(sections).toEqual([
       {
         type: 'ipset',
@@ -189,7 +189,7 @@ describe('dnsmasq ipset sections in /etc/config/dhcp', () => {
   });
 
   it('joins the dhcp package as valid UCI, matching its golden file', () => {
-    const dhcp = renderOpenwrtNetwork(networkConfigOf(snapshot), qosOpenwrtRoutesContributor.openwrtDhcp!(snapshot, plan))
+    const dhcp = renderOpenwrtNetwork(networkConfigOf(snapshot), qosOpenwrtDhcp(snapshot, plan))
       .flatMap((o) => o.files)
       .find((f) => f.target === OPENWRT_NETWORK_FILES.dhcp)!;
     expect(checkUci(dhcp.content)).toBeNull();

@@ -6,13 +6,12 @@ import { hotspotRulesetContributor } from '../domains/hotspot/hotspot-ruleset.js
 import { firewallContributor } from '../domains/firewall/firewall-contributor.js';
 import { conntrackDomain } from '../domains/firewall/firewall-conntrack.js';
 import { qosDomain, qosRulesetContributor } from '../domains/qos/qos-domain.js';
-import { qosOpenwrtRoutesContributor } from '../drivers/openwrt/openwrt-qos-routes.js';
 
 /**
  * Features that add to the one nftables ruleset the network domain renders, in the order
  * their rules run inside each extension chain.
  */
-export const RULESET_CONTRIBUTORS: readonly RulesetContributor[] = [hotspotRulesetContributor(), firewallContributor, qosRulesetContributor, qosOpenwrtRoutesContributor];
+export const RULESET_CONTRIBUTORS: readonly RulesetContributor[] = [hotspotRulesetContributor(), firewallContributor, qosRulesetContributor];
 
 /**
  * Every config domain of the device, in apply order: the network (with the ruleset every

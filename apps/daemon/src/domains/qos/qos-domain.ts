@@ -8,6 +8,7 @@ import type { RulesetContributor, RulesetPart } from '../network/network-ruleset
 import { QOS_ENTITY_NAMES, QOS_FILES, qosConfigOf } from './qos-config.js';
 import { renderQosDnsmasq, renderQosPart } from './qos-nftables.js';
 import { renderQosOpenwrtTable, QOS_OPENWRT_FILES } from './qos-openwrt.js';
+import { qosOpenwrtDhcp, qosOpenwrtRouteFiles } from '../../drivers/openwrt/openwrt-qos-routes.js';
 import { planQos } from './qos-plan.js';
 import { renderQosTc } from './qos-tc.js';
 
@@ -27,9 +28,13 @@ export const qosRulesetContributor: RulesetContributor = {
   part: qosPart,
   openwrt(snapshot, network): RenderOutput[] {
     const part = qosPart(snapshot, network);
-    if (!part) return [];
-    return [{ domain: 'network', files: [{ target: QOS_OPENWRT_FILES.nftInclude, content: renderQosOpenwrtTable(part, network), check: 'nft' }] }];
+    const routes = qosOpenwrtRouteFiles(snapshot, network);
+    if (!part) return [routes];
+    return [{ domain: 'network', files: [{ target: QOS_OPENWRT_FILES.nftInclude, content: renderQosOpenwrtTable(part, network), check: 'nft' }] }, routes];
   },
+  // Port, domain and ISP routes on OpenWrt are mwan3 marks (openwrt-qos-routes.ts), with their
+  // domain sets fed by dnsmasq sections in /etc/config/dhcp.
+  openwrtDhcp: qosOpenwrtDhcp,
 };
 
 /**

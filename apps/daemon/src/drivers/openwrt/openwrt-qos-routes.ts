@@ -2,9 +2,8 @@ import { intToIpv4, ISP_FILE_GROUPS, parsePortRange } from '@portico/schema';
 import type { ConfigSnapshot } from '../../config/config-types.js';
 import type { RenderOutput } from '../../engine/engine-types.js';
 import type { NetworkPlan, WanPlan } from '../../domains/network/network-plan.js';
-import type { RulesetContributor } from '../../domains/network/network-ruleset-parts.js';
 import { cidr4, hex32, identifier, integer, RenderValueError } from '../../domains/network/network-syntax.js';
-import { QOS_ENTITY_NAMES, qosConfigOf, type QosConfig } from '../../domains/qos/qos-config.js';
+import { qosConfigOf, type QosConfig } from '../../domains/qos/qos-config.js';
 import { DOMAIN_SET_TIMEOUT, domainClassSet } from '../../domains/qos/qos-nftables.js';
 import { mwan3InterfaceIds, mwan3Mark, MWAN3_MMX_MASK } from './openwrt-mwan3.js';
 import type { UciSection } from './uci-format.js';
@@ -184,18 +183,13 @@ export function qosDhcpIpsetSections(config: QosConfig, network: NetworkPlan): U
   return sections;
 }
 
-/**
- * The contributor that installs the route include with the network's files. Its dnsmasq
- * sections belong in /etc/config/dhcp, which the network renders whole: `openwrtDhcp` gives
- * them for that file.
- */
-export const qosOpenwrtRoutesContributor: RulesetContributor = {
-  entities: QOS_ENTITY_NAMES,
-  // The linux driver's routes are in the Smart QoS part itself.
-  part: () => null,
-  openwrt(snapshot, plan): RenderOutput[] {
-    const content = renderQosOpenwrtRoutes(qosConfigOf(snapshot), plan);
-    return [{ domain: 'network', files: [{ target: OPENWRT_QOS_ROUTE_FILES.nftInclude, content, check: 'nft', mode: 0o644 }] }];
-  },
-  openwrtDhcp: (snapshot, plan) => qosDhcpIpsetSections(qosConfigOf(snapshot), plan),
-};
+/** The route include as one of the network's files (Smart QoS's contributor adds it on OpenWrt). */
+export function qosOpenwrtRouteFiles(snapshot: ConfigSnapshot, plan: NetworkPlan): RenderOutput {
+  const content = renderQosOpenwrtRoutes(qosConfigOf(snapshot), plan);
+  return { domain: 'network', files: [{ target: OPENWRT_QOS_ROUTE_FILES.nftInclude, content, check: 'nft', mode: 0o644 }] };
+}
+
+/** The dnsmasq sections of the route and class sets, for /etc/config/dhcp. */
+export function qosOpenwrtDhcp(snapshot: ConfigSnapshot, plan: NetworkPlan): UciSection[] {
+  return qosDhcpIpsetSections(qosConfigOf(snapshot), plan);
+}
