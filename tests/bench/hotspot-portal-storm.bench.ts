@@ -237,12 +237,22 @@ async function bench(): Promise<void> {
 
     // Warm-up: every client signs in once (first redemption, first neighbour entry).
     const warm = await runLoad(RATE, Math.ceil(CLIENTS / RATE));
-    const rssStart = rssMb(server.pid!);
+    // Memory kept, not the moment a sample happens to fall on: RSS swings by tens of MB between
+    // collections under load, so each end is the median of five samples a second apart.
+    const settledRss = async () => {
+      const taken: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        await new Promise((r) => setTimeout(r, 1000));
+        taken.push(rssMb(server.pid!));
+      }
+      return median(taken);
+    };
+    const rssStart = await settledRss();
     const samples: number[] = [rssStart];
     const sampler = setInterval(() => samples.push(rssMb(server.pid!)), 1000);
     const storm = await runLoad(RATE, SECONDS);
     clearInterval(sampler);
-    const rssEnd = rssMb(server.pid!);
+    const rssEnd = await settledRss();
     const online = await lab.elementCounts();
 
     const { store } = voucherStore(dir + '-guess');
