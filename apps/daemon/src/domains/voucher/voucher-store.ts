@@ -32,18 +32,8 @@ export type RedeemResult =
   /** `code`: no such voucher; `expired`: its validity is over; `onlineLimit`: all its device slots are taken. */
   | { ok: false; reason: 'code' | 'expired' | 'onlineLimit' };
 
-/** A batch as stored, the form a configuration backup carries. */
-export interface VoucherBatchRecord {
-  id: string;
-  name: string;
-  codelength: number;
-  amount: number;
-  validity: number;
-  unit: TimeUnit;
-  usernum: number;
-  plan: string;
-  created_at: number;
-}
+/** A batch as stored, the form a configuration backup carries: the listed batch without its counts. */
+export type VoucherBatchRecord = Omit<VoucherBatch, 'unused' | 'inuse' | 'expired'>;
 
 /** A voucher as stored: its code only as the HMAC under the device's voucher key. */
 export interface StoredVoucher {
