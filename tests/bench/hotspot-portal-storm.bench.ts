@@ -238,14 +238,15 @@ async function bench(): Promise<void> {
     // Warm-up: every client signs in once (first redemption, first neighbour entry).
     const warm = await runLoad(RATE, Math.ceil(CLIENTS / RATE));
     // Memory kept, not the moment a sample happens to fall on: RSS swings by tens of MB between
-    // collections under load, so each end is the median of five samples a second apart.
+    // collections under load, and V8 gives memory back only once the process has been idle a
+    // while. Each end is the median of the last five of fifteen samples a second apart.
     const settledRss = async () => {
       const taken: number[] = [];
-      for (let i = 0; i < 5; i++) {
+      for (let i = 0; i < 15; i++) {
         await new Promise((r) => setTimeout(r, 1000));
         taken.push(rssMb(server.pid!));
       }
-      return median(taken);
+      return median(taken.slice(-5));
     };
     const rssStart = await settledRss();
     const samples: number[] = [rssStart];
