@@ -18,7 +18,8 @@ export interface RunningDaemon {
   stop: () => Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port nothing listens on now, for a server a test starts. */
+export async function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const server = createServer();
     server.once('error', fail);

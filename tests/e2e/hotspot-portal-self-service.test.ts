@@ -1,7 +1,6 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { adminWithPassword, launchBrowser, newPage, startDaemon, type ApiSession, type RunningDaemon } from './e2e-harness.js';
+import { adminWithPassword, freePort, launchBrowser, newPage, startDaemon, type ApiSession, type RunningDaemon } from './e2e-harness.js';
 
 /**
  * The local users' self-service pages in Chromium against the built daemon's portal listener
@@ -12,16 +11,6 @@ let browser: Browser;
 let api: ApiSession;
 let portal: string;
 
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 beforeAll(async () => {
   const portalPort = await freePort();

@@ -1,9 +1,8 @@
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { adminWithPassword, launchBrowser, newPage, REPO, startDaemon, type RunningDaemon } from './e2e-harness.js';
+import { adminWithPassword, freePort, launchBrowser, newPage, REPO, startDaemon, type RunningDaemon } from './e2e-harness.js';
 import { buildPortalServer } from '../../apps/daemon/src/domains/hotspot/hotspot-portal.js';
 import { HotspotEngine } from '../../apps/daemon/src/domains/hotspot/hotspot-engine.js';
 import { SimDataplane } from '../../apps/daemon/src/domains/hotspot/hotspot-dataplane.js';
@@ -40,16 +39,6 @@ let browser: Browser;
 let portal: Awaited<ReturnType<typeof buildPortalServer>>;
 let portalUrl: string;
 
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** A real, decodable PNG of one colour (the daemon checks its header; Chromium decodes it). */
 function solidPng(width: number, height: number): Buffer {

@@ -1,8 +1,8 @@
-import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ARCHIVE_LIMITS, buildArchive } from '../src/domains/maintain/maintain-archive.js';
+import { ARCHIVE_LIMITS, buildArchive, seal, unseal } from '../src/domains/maintain/maintain-archive.js';
 import { captureHotspotPart } from '../src/domains/maintain/maintain-hotspot.js';
 import { archiveTag, deviceKeys, deviceSecret } from '../src/domains/maintain/maintain-keys.js';
 import { localUsers } from '../src/domains/hotspot-config/local-user-store.js';
@@ -93,20 +93,6 @@ async function signedBy(h: Harness, change: (content: Content) => void, counts?:
   });
 }
 
-function seal(key: Buffer, aad: Buffer, plain: Buffer): Buffer {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(aad);
-  const sealed = Buffer.concat([cipher.update(plain), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), sealed]);
-}
-
-function unseal(key: Buffer, aad: Buffer, bytes: Buffer): Buffer {
-  const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12));
-  decipher.setAuthTag(bytes.subarray(12, 28));
-  decipher.setAAD(aad);
-  return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]);
-}
 
 /** A backup as the release before hotspot.enc wrote it: format 1, four entries, signed by device `h`. */
 async function formatOneArchive(h: Harness): Promise<Buffer> {

@@ -169,7 +169,8 @@ function hotspotAad(manifestBytes: Buffer): Buffer {
   return Buffer.concat([manifestBytes, Buffer.from('\0hotspot.enc')]);
 }
 
-function seal(key: Buffer, aad: Buffer, plain: Buffer): Buffer {
+/** AES-256-GCM of a part: IV, tag, ciphertext; `aad` binds it to the manifest it travels with. */
+export function seal(key: Buffer, aad: Buffer, plain: Buffer): Buffer {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(aad);
@@ -177,7 +178,7 @@ function seal(key: Buffer, aad: Buffer, plain: Buffer): Buffer {
   return Buffer.concat([iv, cipher.getAuthTag(), sealed]);
 }
 
-function unseal(key: Buffer, aad: Buffer, bytes: Buffer): Buffer {
+export function unseal(key: Buffer, aad: Buffer, bytes: Buffer): Buffer {
   if (bytes.length < 28) throw new Error('too short');
   const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12));
   decipher.setAuthTag(bytes.subarray(12, 28));
