@@ -41,9 +41,15 @@ const leaveOutUnused = {
   },
 };
 
-await build({
-  entryPoints: [join(here, 'src', 'main.ts')],
-  outfile: join(here, 'dist', 'main.mjs'),
+/** The daemon, and the stack-floor server the idle-memory benchmark compares it with. */
+const bundles = [
+  ['main.ts', 'main.mjs'],
+  ['floor/stack-floor-server.ts', 'stack-floor-server.mjs'],
+];
+
+for (const [entry, out] of bundles) await build({
+  entryPoints: [join(here, 'src', entry)],
+  outfile: join(here, 'dist', out),
   bundle: true,
   platform: 'node',
   format: 'esm',

@@ -1,6 +1,10 @@
 // Idle daemon: time from process start to listening, and resident memory once idle. Started
 // the way the product starts it (apps/daemon/launch-flags.mjs).
 // Budgets: listening <= 500 ms, RSS <= 55 MB. Median of several runs.
+// Two floors are measured the same way, with the same launch options, for comparison:
+// Node's bare HTTP server (`node_http_floor_rss_mb`) and the smallest server on the stack the
+// daemon is built on, Fastify + pino + zod + better-sqlite3 with one route
+// (`stack_floor_rss_mb`, apps/daemon/src/floor/stack-floor-server.ts).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
@@ -35,20 +39,27 @@ function rssOf(pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) * 1024;
 }
 
-async function once(fresh) {
+const DAEMON = ['apps/daemon/dist/main.mjs'];
+const STACK_FLOOR = ['apps/daemon/dist/stack-floor-server.mjs'];
+const NODE_HTTP_FLOOR = [
+  '-e',
+  "const s = require('node:http').createServer((q, r) => r.end('{}')); s.listen(Number(process.env.PORTICO_PORT), '127.0.0.1'); process.on('SIGTERM', () => process.exit(0));",
+];
+
+async function once(program) {
   const stateDir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
   const port = await freePort();
   const portalPort = await freePort();
   const env = { ...process.env, ...DAEMON_ENV, PORTICO_STATE_DIR: stateDir, PORTICO_PORT: String(port), PORTICO_PORTAL_PORT: String(portalPort), PORTICO_HOST: '127.0.0.1', PORTICO_LOG_LEVEL: 'warn' };
-  if (!fresh) {
+  {
     // Warm state: the first start creates the database and the admin account.
-    const first = spawn(process.execPath, [...DAEMON_NODE_FLAGS, 'apps/daemon/dist/main.mjs'], { cwd: REPO, env, stdio: 'ignore' });
+    const first = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...program], { cwd: REPO, env, stdio: 'ignore' });
     while (!(await canConnect(port))) await new Promise((r) => setTimeout(r, 20));
     first.kill('SIGTERM');
     await new Promise((r) => first.once('exit', r));
   }
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, 'apps/daemon/dist/main.mjs'], { cwd: REPO, env, stdio: 'ignore' });
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...program], { cwd: REPO, env, stdio: 'ignore' });
   while (!(await canConnect(port))) await new Promise((r) => setTimeout(r, 5));
   const listenMs = Number(process.hrtime.bigint() - started) / 1e6;
   // Idle: one request has been served (as a console would), then let it settle.
@@ -62,13 +73,22 @@ async function once(fresh) {
 }
 
 const runs = [];
-for (let i = 0; i < RUNS; i++) runs.push(await once(false));
+const stackFloor = [];
+const nodeFloor = [];
+for (let i = 0; i < RUNS; i++) {
+  runs.push(await once(DAEMON));
+  stackFloor.push((await once(STACK_FLOOR)).rss);
+  nodeFloor.push((await once(NODE_HTTP_FLOOR)).rss);
+}
+const mb = (values) => Number((median(values) / 1048576).toFixed(1));
 const pass = report(
   'daemon-startup',
   {
     runs: RUNS,
     listen_ms_median: Math.round(median(runs.map((r) => r.listenMs))),
-    idle_rss_mb_median: Number((median(runs.map((r) => r.rss)) / 1048576).toFixed(1)),
+    idle_rss_mb_median: mb(runs.map((r) => r.rss)),
+    stack_floor_rss_mb: mb(stackFloor),
+    node_http_floor_rss_mb: mb(nodeFloor),
   },
   { listen_ms_median: 500, idle_rss_mb_median: 55 },
 );
