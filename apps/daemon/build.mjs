@@ -3,7 +3,7 @@
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { chmodSync, copyFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync } from 'node:fs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -84,3 +84,7 @@ for (const [entry, out] of bundles) await build({
 // it) sits beside the bundle, where drivers/linux/wan-dhcp.ts looks for it.
 copyFileSync(join(here, 'src', 'drivers', 'linux', 'dhcp-hook.mjs'), join(here, 'dist', 'dhcp-hook.mjs'));
 chmodSync(join(here, 'dist', 'dhcp-hook.mjs'), 0o755);
+
+// The operator definition files the device ships (domains/qos/qos-isp-defaults.ts reads them
+// from isp/ beside the bundle).
+cpSync(join(here, 'src', 'domains', 'qos', 'isp'), join(here, 'dist', 'isp'), { recursive: true, filter: (path) => !path.endsWith('.md') });

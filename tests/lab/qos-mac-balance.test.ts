@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { networkInterface, qosLoadBalance, qosMacRule } from '@portico/schema';
 import { inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
@@ -25,7 +28,7 @@ function useAddress(index: number, address: string) {
   inNs(client.ns, ['ip', 'route', 'replace', 'default', 'via', '192.168.11.1']);
 }
 
-function snapshot(balance: boolean) {
+function snapshot(balance: boolean, isps: { wan1?: string; wan2?: string } = {}) {
   return {
     networkInterface: [
       row(networkInterface, 'wan1', { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: '198.51.100.2', netmask: '255.255.255.0', gateway: '198.51.100.1' }),
@@ -34,8 +37,8 @@ function snapshot(balance: boolean) {
     ],
     qosBase: [{ id: '', data: { qos: true, qosmode: 'smart', p2pblock: true, balance } }],
     qosLoadBalance: [
-      row(qosLoadBalance, 'lb1', { interface: 'wan1', weight: 1, upbandwidth: 100_000, downbandwidth: 200_000 }),
-      row(qosLoadBalance, 'lb2', { interface: 'wan2', weight: 1, upbandwidth: 100_000, downbandwidth: 200_000 }),
+      row(qosLoadBalance, 'lb1', { interface: 'wan1', weight: 1, upbandwidth: 100_000, downbandwidth: 200_000, ...(isps.wan1 ? { isp: isps.wan1 } : {}) }),
+      row(qosLoadBalance, 'lb2', { interface: 'wan2', weight: 1, upbandwidth: 100_000, downbandwidth: 200_000, ...(isps.wan2 ? { isp: isps.wan2 } : {}) }),
     ],
     qosMacRule: [row(qosMacRule, 'tv', { name: 'tv', usernet: lab.clients[0]!.mac, upspeed1: 5000, downspeed1: 9000 })],
   };
@@ -82,6 +85,51 @@ describe('load balance', () => {
     expect(wan1 + wan2).toBe(24);
     // Equal weights: each WAN gets a fair part (the chance of 4 or fewer of 24 is below 0.2 %).
     expect(Math.min(wan1, wan2)).toBeGreaterThan(4);
+  });
+});
+
+describe('ISP groups', () => {
+  // Addresses inside networks of the shipped telecom and mobile files, put on the lab's own
+  // upstream namespace: the connections never leave the namespaces this test made.
+  const TELECOM = '1.1.8.80';
+  const MOBILE = '36.128.0.80';
+  const ISP_HTTP_PORT = 8081;
+
+  /** The WAN address each connection to `address` was translated to, from conntrack. */
+  function wansUsed(address: string): string[] {
+    const seen = inNs(lab.gw, ['conntrack', '-L', '-p', 'tcp', '-d', address], { allowFail: true }).stdout;
+    return [...seen.matchAll(new RegExp(`src=${address.replaceAll('.', '\\.')} dst=(\\S+)`, 'g'))].map((m) => m[1]!);
+  }
+
+  test('connections to a shipped operator network leave by the WAN of its group, whatever the weights', async () => {
+    for (const address of [TELECOM, MOBILE]) inNs(lab.inet, ['ip', 'addr', 'add', `${address}/32`, 'dev', 'lo']);
+    const www = mkdtempSync(join(tmpdir(), 'portico-lab-isp-'));
+    writeFileSync(join(www, 'index.html'), 'upstream-ok\n');
+    const servers = [TELECOM, MOBILE].map((address) =>
+      spawn('ip', ['netns', 'exec', lab.inet, 'busybox', 'httpd', '-f', '-p', `${address}:${ISP_HTTP_PORT}`, '-h', www], { stdio: 'ignore' }),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    try {
+      await gateway.apply(snapshot(true, { wan1: 'telecom', wan2: 'mobile' }));
+      inNs(lab.gw, ['conntrack', '-F'], { allowFail: true });
+      for (let i = 0; i < 8; i++) {
+        for (const address of [TELECOM, MOBILE]) {
+          const body = inNs(lab.clients[1]!.ns, ['busybox', 'wget', '-q', '-O', '-', `http://${address}:${ISP_HTTP_PORT}/`], { allowFail: true, timeoutMs: 3000 }).stdout;
+          expect(body).toContain('upstream-ok');
+        }
+      }
+      const telecom = wansUsed(TELECOM);
+      const mobile = wansUsed(MOBILE);
+      console.info(`telecom connections by ${[...new Set(telecom)]}, mobile by ${[...new Set(mobile)]}`);
+      expect(telecom).toHaveLength(8);
+      expect(new Set(telecom)).toEqual(new Set(['198.51.100.2']));
+      expect(mobile).toHaveLength(8);
+      expect(new Set(mobile)).toEqual(new Set(['203.0.113.2']));
+    } finally {
+      for (const server of servers) server.kill();
+      rmSync(www, { recursive: true, force: true });
+      for (const address of [TELECOM, MOBILE]) inNs(lab.inet, ['ip', 'addr', 'del', `${address}/32`, 'dev', 'lo'], { allowFail: true });
+    }
   });
 });
 

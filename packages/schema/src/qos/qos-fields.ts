@@ -20,6 +20,9 @@ export { ISP_GROUPS, type IspGroup };
 /** Groups that carry an operator definition file (a list of networks). */
 export const ISP_FILE_GROUPS = ['telecom', 'mobile', 'unicom', 'education', 'custom1', 'custom2', 'custom3'] as const;
 export type IspFileGroup = (typeof ISP_FILE_GROUPS)[number];
+/** The operator groups the device ships a definition file for; an uploaded file replaces it. */
+export const ISP_BUILTIN_GROUPS = ['telecom', 'mobile', 'unicom', 'education'] as const satisfies readonly IspFileGroup[];
+export type IspBuiltinGroup = (typeof ISP_BUILTIN_GROUPS)[number];
 
 /** Spec §9: flow chart ranges, with their length in seconds. */
 export const FLOW_CHART_RANGES = {

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Button, FileButton, Group, Paper, Stack, Table, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { formatIspFile, ISP_FILE_GROUPS, parseIspFile, qosIsp, type AnyEntity, type ListPage, type QosIsp } from '@portico/schema';
+import { formatIspFile, ISP_FILE_GROUPS, parseIspFile, qosIsp, type AnyEntity, type IspFileGroup, type ListPage, type QosIsp } from '@portico/schema';
 import { apiGet } from '../../api/api-client.js';
 import { showErrorNotice, showSuccessNotice } from '../../shell/notice.js';
 import { deleteEntityRecords, saveEntityRecord } from '../entity/entity-api.js';
@@ -17,17 +17,30 @@ function downloadText(name: string, text: string): void {
   URL.revokeObjectURL(url);
 }
 
+/** GET flow/ispinfo/file: the networks a group uses now and where they come from. */
+interface IspFile {
+  group: IspFileGroup;
+  source: 'uploaded' | 'builtin' | 'none';
+  networks: string[];
+}
+
 /**
  * Operator (ISP) definition files (spec §2): per ISP group, download the networks the device
  * uses, upload a file that replaces them, or go back to the definition the device ships with
- * (the group's entry is removed). Every change is an ordinary write of the ISP list.
+ * (the group's entry is removed; the four operator groups have a shipped file, the custom
+ * groups none). Every change is an ordinary write of the ISP list.
  */
 export function QosIspPanel() {
   const { t } = useTranslation();
   const [rows, setRows] = useState<QosIsp[]>([]);
+  const [builtin, setBuiltin] = useState<Partial<Record<IspFileGroup, number>>>({});
   const reload = useCallback(async () => {
-    const page = await apiGet<ListPage<QosIsp>>(entity.path);
+    const [page, defaults] = await Promise.all([
+      apiGet<ListPage<QosIsp>>(entity.path),
+      apiGet<{ groups: Array<{ group: IspFileGroup; count: number }> }>(`${entity.path}/defaults`),
+    ]);
     setRows(page.items);
+    setBuiltin(Object.fromEntries(defaults.groups.map((g) => [g.group, g.count])));
   }, []);
   useEffect(() => {
     void reload().catch(() => undefined);
@@ -45,6 +58,17 @@ export function QosIspPanel() {
     const reply = current ? await saveEntityRecord(entity, 'edit', current.id, values) : await saveEntityRecord(entity, 'add', null, values);
     if (reply.success) showSuccessNotice(t('qos.isp.uploaded'));
     await reload();
+  };
+
+  const download = async (group: IspFileGroup) => {
+    const file = await apiGet<IspFile>(`${entity.path}/file`, { group });
+    downloadText(`isp-${group}.txt`, formatIspFile(group, file.networks));
+  };
+
+  const status = (group: IspFileGroup, row: QosIsp | undefined): string => {
+    if (row) return t('qos.isp.uploadedCount', { count: row.networks.length });
+    const shipped = builtin[group];
+    return shipped === undefined ? t('qos.isp.none') : t('qos.isp.builtinCount', { count: shipped });
   };
 
   const useDefault = async (row: QosIsp | undefined) => {
@@ -65,23 +89,23 @@ export function QosIspPanel() {
                 <Table.Tr key={group}>
                   <Table.Td>{t(`qosIsp.option.group.${group}`)}</Table.Td>
                   <Table.Td>
-                    <Text size="sm" c="dimmed">
-                      {row ? t('qos.isp.count', { count: row.networks.length }) : t('qosLoadBalance.option.isp.default')}
+                    <Text size="sm" c="dimmed" data-testid={`isp-status-${group}`}>
+                      {status(group, row)}
                     </Text>
                   </Table.Td>
                   <Table.Td>
                     <Group gap="xs" justify="flex-end">
-                      <Button size="xs" variant="default" onClick={() => downloadText(`isp-${group}.txt`, formatIspFile(group, row?.networks ?? []))}>
+                      <Button size="xs" variant="default" data-testid={`isp-download-${group}`} onClick={() => void download(group).catch(() => undefined)}>
                         {t('qos.isp.download')}
                       </Button>
                       <FileButton onChange={(file) => void upload(group, file)} accept="text/plain,.txt">
                         {(props) => (
-                          <Button size="xs" variant="default" {...props}>
+                          <Button size="xs" variant="default" data-testid={`isp-upload-${group}`} {...props}>
                             {t('qos.isp.upload')}
                           </Button>
                         )}
                       </FileButton>
-                      <Button size="xs" variant="subtle" disabled={!row} onClick={() => void useDefault(row)}>
+                      <Button size="xs" variant="subtle" data-testid={`isp-default-${group}`} disabled={!row} onClick={() => void useDefault(row)}>
                         {t('qos.isp.useDefault')}
                       </Button>
                     </Group>

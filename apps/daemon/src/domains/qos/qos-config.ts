@@ -1,5 +1,6 @@
 import {
   ENTITIES,
+  type IspFileGroup,
   type QosBase,
   type QosDomainRule,
   type QosIpRule,
@@ -11,6 +12,7 @@ import {
 import type { ConfigSnapshot } from '../../config/config-types.js';
 import { collectionRows, singletonRecord } from '../../config/config-domains.js';
 import { singletonDefaults } from '../entity/entity-routes.js';
+import { isBuiltinIspGroup, readIspDefaults, type IspDefaultsReader } from './qos-isp-defaults.js';
 
 /** Smart QoS entities (packages/schema/src/qos): rendered into the ruleset part and the tc file. */
 export const QOS_ENTITY_NAMES = ['qosBase', 'qosIpRule', 'qosMacRule', 'qosPortRule', 'qosDomainRule', 'qosLoadBalance', 'qosIsp'] as const;
@@ -23,21 +25,39 @@ export interface QosConfig {
   portRules: readonly QosPortRule[];
   domainRules: readonly QosDomainRule[];
   loadBalance: readonly QosLoadBalance[];
+  /** Uploaded definition files; a built-in group without one uses `ispDefaults`. */
   isps: readonly QosIsp[];
+  /** Shipped networks of the built-in groups that load balancing uses and nobody replaced. */
+  ispDefaults: Readonly<Partial<Record<IspFileGroup, readonly string[]>>>;
 }
 
-export function qosConfigOf(snapshot: ConfigSnapshot): QosConfig {
+export function qosConfigOf(snapshot: ConfigSnapshot, readDefaults: IspDefaultsReader = readIspDefaults): QosConfig {
   const rows = (name: string) => collectionRows(snapshot, name) as never[];
   const baseEntity = ENTITIES.find((e) => e.name === 'qosBase')!;
+  const base = (singletonRecord(snapshot, 'qosBase') ?? singletonDefaults(baseEntity)) as QosBase;
+  const loadBalance: readonly QosLoadBalance[] = rows('qosLoadBalance');
+  const isps: readonly QosIsp[] = rows('qosIsp');
+  const ispDefaults: Partial<Record<IspFileGroup, readonly string[]>> = {};
+  if (base.balance) {
+    for (const { isp } of loadBalance) {
+      if (isBuiltinIspGroup(isp) && !ispDefaults[isp] && !isps.some((row) => row.group === isp)) ispDefaults[isp] = readDefaults(isp);
+    }
+  }
   return {
-    base: (singletonRecord(snapshot, 'qosBase') ?? singletonDefaults(baseEntity)) as QosBase,
+    base,
     ipRules: rows('qosIpRule'),
     macRules: rows('qosMacRule'),
     portRules: rows('qosPortRule'),
     domainRules: rows('qosDomainRule'),
-    loadBalance: rows('qosLoadBalance'),
-    isps: rows('qosIsp'),
+    loadBalance,
+    isps,
+    ispDefaults,
   };
+}
+
+/** The networks load balancing sends out by a group's WAN: the uploaded file, else the shipped one. */
+export function ispNetworks(config: Pick<QosConfig, 'isps' | 'ispDefaults'>, group: string): readonly string[] {
+  return config.isps.find((row) => row.group === group)?.networks ?? config.ispDefaults[group as IspFileGroup] ?? [];
 }
 
 /** Where the linux driver keeps the traffic-control script. */

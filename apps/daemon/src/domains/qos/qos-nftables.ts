@@ -3,7 +3,7 @@ import type { NetworkPlan, WanPlan } from '../network/network-plan.js';
 import { WAN_MARK_MASK } from '../network/network-plan.js';
 import type { NftChainDeclaration, NftSetDeclaration, RulesetPart } from '../network/network-ruleset-parts.js';
 import { cidr4, hex32, identifier, ipv4, mac } from '../network/network-syntax.js';
-import type { QosConfig } from './qos-config.js';
+import { ispNetworks, type QosConfig } from './qos-config.js';
 import { CLASS_MINOR, MAC_USER_SHIFT, slotClass, type QosPlan, type QosUser, type QosWindow } from './qos-plan.js';
 import { classId, nftClock, nftDays } from './qos-syntax.js';
 
@@ -155,7 +155,7 @@ function routeRules(config: QosConfig, network: NetworkPlan): { rules: string[];
     const ispOf = new Map(config.loadBalance.map((row) => [row.interface, row.isp]));
     for (const wan of network.wans) {
       const group = ispOf.get(wan.name);
-      const networks = config.isps.find((i) => i.group === group)?.networks ?? [];
+      const networks = group ? ispNetworks(config, group) : [];
       if (!group || !(ISP_FILE_GROUPS as readonly string[]).includes(group) || networks.length === 0) continue;
       sets.push({ name: ispSet(group), type: 'ipv4_addr', flags: ['interval'], extra: ['auto-merge'], elements: networks.map(cidr4) });
       rules.push(`ip daddr @${ispSet(group)} ${toWan(wan)}`);

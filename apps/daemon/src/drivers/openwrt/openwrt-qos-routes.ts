@@ -3,7 +3,7 @@ import type { ConfigSnapshot } from '../../config/config-types.js';
 import type { RenderOutput } from '../../engine/engine-types.js';
 import type { NetworkPlan, WanPlan } from '../../domains/network/network-plan.js';
 import { cidr4, hex32, identifier, integer, RenderValueError } from '../../domains/network/network-syntax.js';
-import { qosConfigOf, type QosConfig } from '../../domains/qos/qos-config.js';
+import { ispNetworks, qosConfigOf, type QosConfig } from '../../domains/qos/qos-config.js';
 import { DOMAIN_SET_TIMEOUT, domainClassSet } from '../../domains/qos/qos-nftables.js';
 import { mwan3InterfaceIds, mwan3Mark, MWAN3_MMX_MASK } from './openwrt-mwan3.js';
 import type { UciSection } from './uci-format.js';
@@ -88,7 +88,7 @@ function ispRoutes(config: QosConfig, targets: RouteTargets): Array<{ set: strin
   const out: Array<{ set: string; mark: number }> = [];
   for (const row of config.loadBalance) {
     const target = targets.marks.get(row.interface);
-    const networks = config.isps.find((i) => i.group === row.isp)?.networks ?? [];
+    const networks = ispNetworks(config, row.isp);
     if (!target || !(ISP_FILE_GROUPS as readonly string[]).includes(row.isp) || networks.length === 0) continue;
     out.push({ set: identifier(`qos_isp_${row.isp}`), mark: target.mark });
   }
