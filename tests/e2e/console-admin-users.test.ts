@@ -1,30 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import {
-  adminWithPassword,
-  launchBrowser,
-  loginInBrowser,
-  newPage,
-  startDaemon,
-  type ApiSession,
-  type RunningDaemon,
-} from './e2e-harness.js';
+import { describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { consoleFixture, loginInBrowser, newPage } from './e2e-harness.js';
 
-let daemon: RunningDaemon;
-let browser: Browser;
-let api: ApiSession;
-
-beforeAll(async () => {
-  [daemon, browser] = await Promise.all([startDaemon(), launchBrowser()]);
-  api = await adminWithPassword(daemon, 'AdminPassw0rd');
-});
-afterAll(async () => {
-  await browser?.close();
-  await daemon?.stop();
-});
+const fx = consoleFixture();
 
 async function rowIdOf(username: string): Promise<string | undefined> {
-  const reply = await api.get('admin');
+  const reply = await fx.api.get('admin');
   const items = (reply.data as { items: Array<{ id: string; username: string }> }).items;
   return items.find((u) => u.username === username)?.id;
 }
@@ -35,10 +16,10 @@ async function fillForm(page: Page, values: Record<string, string>) {
 
 describe('admin users end to end', () => {
   test('add, edit and delete an admin user through the console', async () => {
-    const { context, page } = await newPage(browser);
-    await loginInBrowser(page, daemon.url, 'admin', 'AdminPassw0rd');
+    const { context, page } = await newPage(fx.browser);
+    await loginInBrowser(page, fx.daemon.url, 'admin', 'AdminPassw0rd');
     await page.waitForURL('**/dashboard');
-    await page.goto(`${daemon.url}/system/usermanagement`);
+    await page.goto(`${fx.daemon.url}/system/usermanagement`);
     await page.getByTestId('entity-list').waitFor();
     await page.getByTestId('entity-add').click();
     await page.waitForURL('**/system/usermanagement/add');
@@ -64,7 +45,7 @@ describe('admin users end to end', () => {
     await page.waitForURL('**/system/usermanagement');
     await expect
       .poll(async () => {
-        const reply = await api.get('admin');
+        const reply = await fx.api.get('admin');
         return (reply.data as { items: Array<{ id: string; allowd_ips: string[] }> }).items.find((u) => u.id === id)?.allowd_ips;
       })
       .toEqual(['10.0.0.0/8']);
@@ -76,7 +57,7 @@ describe('admin users end to end', () => {
   });
 
   test('a visitor account may read but a write shows the visitor notice', async () => {
-    const added = await api.post('admin', {
+    const added = await fx.api.post('admin', {
       action: 'add',
       username: 'visitor1',
       password: 'Visitor123',
@@ -86,10 +67,10 @@ describe('admin users end to end', () => {
       allowd_ips: [],
     });
     expect(added.success).toBe(true);
-    const { context, page } = await newPage(browser);
-    await loginInBrowser(page, daemon.url, 'visitor1', 'Visitor123');
+    const { context, page } = await newPage(fx.browser);
+    await loginInBrowser(page, fx.daemon.url, 'visitor1', 'Visitor123');
     await page.waitForURL('**/dashboard');
-    await page.goto(`${daemon.url}/system/usermanagement/add`);
+    await page.goto(`${fx.daemon.url}/system/usermanagement/add`);
     await page.getByTestId('entity-form').waitFor();
     await fillForm(page, { username: 'sneaky1', password: 'Sneaky1234', confirm: 'Sneaky1234' });
     await page.getByTestId('entity-save').click();

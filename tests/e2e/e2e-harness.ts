@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { DAEMON_ENV, DAEMON_NODE_FLAGS } from '../../apps/daemon/launch-flags.mjs';
 
 export const REPO = resolve(import.meta.dirname, '../..');
@@ -155,4 +156,21 @@ export async function loginInBrowser(page: Page, base: string, username: string,
   await page.getByTestId('login-username').fill(username);
   await page.getByTestId('login-password').fill(password);
   await page.getByTestId('login-submit').click();
+}
+
+/**
+ * The built daemon, Chromium and an admin API session signed in with `password`, shared by the
+ * tests of one file: started before them, stopped after them.
+ */
+export function consoleFixture(password = 'AdminPassw0rd'): { readonly daemon: RunningDaemon; readonly browser: Browser; readonly api: ApiSession } {
+  const fixture = {} as { daemon: RunningDaemon; browser: Browser; api: ApiSession };
+  beforeAll(async () => {
+    [fixture.daemon, fixture.browser] = await Promise.all([startDaemon(), launchBrowser()]);
+    fixture.api = await adminWithPassword(fixture.daemon, password);
+  });
+  afterAll(async () => {
+    await fixture.browser?.close();
+    await fixture.daemon?.stop();
+  });
+  return fixture;
 }

@@ -1,33 +1,21 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import { VOUCHER_ALPHABET } from '@portico/schema';
-import { adminWithPassword, launchBrowser, loginInBrowser, newPage, startDaemon, type ApiSession, type RunningDaemon } from './e2e-harness.js';
+import { consoleFixture, loginInBrowser, newPage } from './e2e-harness.js';
 
-let daemon: RunningDaemon;
-let browser: Browser;
-let api: ApiSession;
-
-beforeAll(async () => {
-  [daemon, browser] = await Promise.all([startDaemon(), launchBrowser()]);
-  api = await adminWithPassword(daemon, 'AdminPassw0rd');
-});
-afterAll(async () => {
-  await browser?.close();
-  await daemon?.stop();
-});
+const fx = consoleFixture();
 
 async function planNames(): Promise<string[]> {
-  const reply = await api.get('auth/tariff');
+  const reply = await fx.api.get('auth/tariff');
   return (reply.data as { items: Array<{ name: string }> }).items.map((p) => p.name);
 }
 
 describe('hotspot billing plans and vouchers end to end', () => {
   test('create a billing plan, generate a voucher batch on it and see the printable sheet', async () => {
-    const { context, page } = await newPage(browser);
-    await loginInBrowser(page, daemon.url, 'admin', 'AdminPassw0rd');
+    const { context, page } = await newPage(fx.browser);
+    await loginInBrowser(page, fx.daemon.url, 'admin', 'AdminPassw0rd');
     await page.waitForURL('**/dashboard');
 
-    await page.goto(`${daemon.url}/hotspot/billingplan/add`);
+    await page.goto(`${fx.daemon.url}/hotspot/billingplan/add`);
     await page.getByTestId('entity-form').waitFor();
     await page.getByTestId('field-name').fill('day');
     await page.getByTestId('field-effecttime').fill('24');
@@ -35,7 +23,7 @@ describe('hotspot billing plans and vouchers end to end', () => {
     await page.waitForURL('**/hotspot/billingplan');
     await expect.poll(planNames).toContain('day');
 
-    await page.goto(`${daemon.url}/hotspot/voucherbatch`);
+    await page.goto(`${fx.daemon.url}/hotspot/voucherbatch`);
     await page.getByTestId('voucher-batch-form').waitFor();
     await page.getByTestId('voucher-name').fill('lobby');
     await page.getByTestId('voucher-amount').fill('3');
@@ -57,7 +45,7 @@ describe('hotspot billing plans and vouchers end to end', () => {
     await page.getByTestId('voucher-sheet-close').click();
     await page.getByTestId('voucher-batch-row').first().waitFor();
     expect(await page.getByTestId('voucher-batches').textContent()).toContain('3 / 0 / 0');
-    const listed = JSON.stringify(await api.get('auth/voucher'));
+    const listed = JSON.stringify(await fx.api.get('auth/voucher'));
     for (const code of codes) expect(listed).not.toContain(code);
     await context.close();
   });

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
 import { parseIspFile } from '@portico/schema';
-import { adminWithPassword, launchBrowser, loginInBrowser, newPage, REPO, startDaemon, type ApiSession, type RunningDaemon } from './e2e-harness.js';
+import { consoleFixture, loginInBrowser, newPage, REPO } from './e2e-harness.js';
 
 /*
  * The operator definition files on /smartqos/qosbase, in Chromium against the built daemon:
@@ -11,33 +10,22 @@ import { adminWithPassword, launchBrowser, loginInBrowser, newPage, REPO, startD
  * it (stored through the API); "Use default" brings the shipped file back.
  */
 
-let daemon: RunningDaemon;
-let browser: Browser;
-let api: ApiSession;
+const fx = consoleFixture();
 
-beforeAll(async () => {
-  [daemon, browser] = await Promise.all([startDaemon(), launchBrowser()]);
-  api = await adminWithPassword(daemon, 'AdminPassw0rd');
-});
-afterAll(async () => {
-  await browser?.close();
-  await daemon?.stop();
-});
-
-/** The file the built daemon reads (dist/isp, copied from the source tree by its build). */
+/** The file the built fx.daemon reads (dist/isp, copied from the source tree by its build). */
 const shipped = parseIspFile(readFileSync(join(REPO, 'apps/daemon/dist/isp/telecom.txt'), 'utf8'))!;
 
 async function storedTelecom(): Promise<string[] | undefined> {
-  const reply = await api.get('flow/ispinfo');
+  const reply = await fx.api.get('flow/ispinfo');
   return (reply.data as { items: Array<{ group: string; networks: string[] }> }).items.find((row) => row.group === 'telecom')?.networks;
 }
 
 describe('operator definition files', () => {
   test('download the shipped file, upload a replacement, go back to the shipped file', async () => {
-    const { context, page } = await newPage(browser);
-    await loginInBrowser(page, daemon.url, 'admin', 'AdminPassw0rd');
+    const { context, page } = await newPage(fx.browser);
+    await loginInBrowser(page, fx.daemon.url, 'admin', 'AdminPassw0rd');
     await page.waitForURL('**/dashboard');
-    await page.goto(`${daemon.url}/smartqos/qosbase`);
+    await page.goto(`${fx.daemon.url}/smartqos/qosbase`);
     const status = page.getByTestId('isp-status-telecom');
     await expect.poll(() => status.textContent()).toBe(`${shipped.length} networks (shipped file)`);
     expect(await page.getByTestId('isp-status-custom1').textContent()).toBe('No networks');
