@@ -2,7 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandRunner } from '../engine/command-runner.js';
 import type { RenderedFile } from '../engine/engine-types.js';
-import { installFiles, LINUX_CHECKS } from '../engine/file-install.js';
+import { FileCheckError, installFiles, LINUX_CHECKS } from '../engine/file-install.js';
+import { recreatingSets, staleRuntimeSets } from './nft-runtime-sets.js';
 import type { DomainRegistry } from './config-domains.js';
 import type { ConfigSnapshot } from './config-types.js';
 
@@ -20,6 +21,16 @@ export async function renderAndInstall(
   const files = outputs.flatMap((output) => output.files);
   if (files.length === 0) return { files, changed: [] };
   for (const dir of outputs.flatMap((output) => output.dirs ?? [])) await mkdir(join(options.root, dir), { recursive: true });
-  const changed = await installFiles(files, { root: options.root, run: options.run, checks: LINUX_CHECKS });
-  return { files, changed };
+  const install = { root: options.root, run: options.run, checks: LINUX_CHECKS };
+  try {
+    return { files, changed: await installFiles(files, install) };
+  } catch (error) {
+    // A ruleset refused because the kernel holds one of its runtime sets in an older shape
+    // (nft-runtime-sets.ts): checked and installed again with those sets recreated.
+    const index = error instanceof FileCheckError && error.checker === 'nft' ? files.findIndex((f) => f.target === error.target) : -1;
+    const stale = index < 0 ? [] : await staleRuntimeSets(files[index]!.content, options.run);
+    if (stale.length === 0) throw error;
+    files[index] = { ...files[index]!, content: recreatingSets(files[index]!.content, stale) };
+    return { files, changed: await installFiles(files, install) };
+  }
 }

@@ -31,7 +31,8 @@ export interface NftSetDeclaration {
   elements?: readonly string[];
   /**
    * Filled while running (hotspot clients, DNS answers): declared but never flushed, so a
-   * reload keeps its elements. Its declaration must stay the same from one load to the next.
+   * reload keeps its elements. Its declaration stays the same from one load to the next; when
+   * an update changes it, the apply recreates the set, empty (config/nft-runtime-sets.ts).
    */
   runtime?: boolean;
 }
