@@ -1,73 +1,16 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import {
-  Badge,
-  Box,
-  Button,
-  Checkbox,
-  Group,
-  LoadingOverlay,
-  Modal,
-  Pagination,
-  Select,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-  UnstyledButton,
-} from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
-import { useLocation, useNavigate, useSearchParams } from 'react-router';
+import { useCallback, useMemo, useState } from 'react';
+import { Box, Button, Checkbox, Group, LoadingOverlay, Stack, Table, Text, Title, UnstyledButton } from '@mantine/core';
+import { useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { AnyEntity, ListColumnDef, RowActionDef } from '@portico/schema';
 import { showSuccessNotice } from '../../shell/notice.js';
-import { columnHeaderKey, formatCell, rowId, type CellContext, type CellView } from './entity-columns.js';
-import {
-  keepSelection,
-  pageAfterShrink,
-  pageCount,
-  PAGE_SIZES,
-  readListState,
-  toggleSort,
-  withPageSize,
-  withSearch,
-  writeListState,
-  type ListState,
-} from './entity-list-query.js';
-import { deleteEntityRecords, fetchEntityPage, postRowAction, rowActionsOf, type EntityRecord } from './entity-api.js';
+import { columnHeaderKey, formatCell, rowId, type CellContext } from './entity-columns.js';
+import { keepSelection, toggleSort, type ListState } from './entity-list-query.js';
+import { fetchEntityPage, postRowAction, rowActionsOf, type EntityRecord } from './entity-api.js';
+import { useEntityListData } from './entity-list-data.js';
+import { EntityCell, EntityDeleteConfirm, EntityListFooter, EntitySearchBox } from './entity-list-parts.js';
 import { addRouteOf, editRouteOf, listRouteOf } from './entity-routes.js';
 import EntityFormPage from './entity-form-page.js';
-
-type DeleteTarget = { id: string } | { ids: string[] };
-
-function Cell({ view }: { view: CellView }) {
-  switch (view.kind) {
-    case 'tags':
-      return (
-        <Group gap={4}>
-          {view.items.map((item, index) => (
-            <Badge key={`${index}-${item}`} variant="light" color="gray" tt="none">
-              {item}
-            </Badge>
-          ))}
-        </Group>
-      );
-    case 'state':
-      return (
-        <Badge variant="light" color={view.on ? 'teal' : 'gray'} tt="none">
-          {view.text}
-        </Badge>
-      );
-    case 'empty':
-      return (
-        <Text span c="dimmed" size="sm">
-          {view.text}
-        </Text>
-      );
-    default:
-      return <>{view.text}</>;
-  }
-}
 
 function SortMark({ active, order }: { active: boolean; order: 'asc' | 'desc' }) {
   return (
@@ -79,9 +22,9 @@ function SortMark({ active, order }: { active: boolean; order: 'asc' | 'desc' })
 
 /**
  * List page of any declared collection (DESIGN §2): columns, search, paging, sorting, add,
- * edit and delete come from the declaration; nothing here knows a particular entity.
+ * edit and delete come from the declaration; nothing here knows a particular entity. A
+ * singleton has no list: its route shows its one record's form.
  */
-/** A singleton has no list: its route shows its one record's form. */
 export default function EntityListPage({ entity }: { entity: AnyEntity }) {
   return entity.kind === 'singleton' ? <EntityFormPage entity={entity} mode="edit" /> : <EntityCollectionPage entity={entity} />;
 }
@@ -90,64 +33,15 @@ function EntityCollectionPage({ entity }: { entity: AnyEntity }) {
   const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const location = useLocation();
-  const [params, setParams] = useSearchParams();
-  const state = useMemo(() => readListState(entity, params), [entity, params]);
   const listRoute = listRouteOf(entity, location.pathname);
   const columns: readonly ListColumnDef[] = entity.list?.columns ?? [];
-
-  const [items, setItems] = useState<EntityRecord[]>([]);
-  const [total, setTotal] = useState(0);
-  const [loading, setLoading] = useState(true);
-  const [reloadToken, setReloadToken] = useState(0);
   const [selected, setSelected] = useState<Set<string>>(() => new Set());
-  const [pendingDelete, setPendingDelete] = useState<DeleteTarget | null>(null);
-  const [deleting, setDeleting] = useState(false);
-  const [search, setSearch] = useState(state.q);
-  const [debouncedSearch] = useDebouncedValue(search, 300);
-  const latestRequest = useRef(0);
-
-  const setState = useCallback(
-    (next: ListState) => setParams(writeListState(entity, next), { replace: true }),
-    [entity, setParams],
-  );
-
-  // Typing searches after a short pause; the address stays the source of truth. The state is
-  // read through a ref so that paging alone never re-applies a stale search text.
-  const stateRef = useRef(state);
-  stateRef.current = state;
-  useEffect(() => {
-    const current = stateRef.current;
-    const next = withSearch(current, debouncedSearch);
-    if (next !== current) setState(next);
-  }, [debouncedSearch, setState]);
-
-  // Back/forward navigation can change q under the box.
-  useEffect(() => {
-    setSearch((current) => (current.trim() === state.q.trim() ? current : state.q));
-  }, [state.q]);
-
-  useEffect(() => {
-    const request = ++latestRequest.current;
-    setLoading(true);
-    fetchEntityPage(entity, state)
-      .then((page) => {
-        if (request !== latestRequest.current) return;
-        const shrunk = pageAfterShrink(state, page.total);
-        if (shrunk !== null && page.items.length === 0 && page.total > 0) {
-          setState({ ...state, page: shrunk });
-          return;
-        }
-        setItems(page.items);
-        setTotal(page.total);
-        setSelected((prev) => keepSelection(prev, page.items.map(rowId)));
-      })
-      .catch(() => {
-        // The API client reports failures; keep what was shown.
-      })
-      .finally(() => {
-        if (request === latestRequest.current) setLoading(false);
-      });
-  }, [entity, state, reloadToken, setState]);
+  const load = useCallback((state: ListState) => fetchEntityPage(entity, state), [entity]);
+  const list = useEntityListData(entity, load, {
+    loaded: (items) => setSelected((prev) => keepSelection(prev, items.map(rowId))),
+    deleted: () => setSelected(new Set()),
+  });
+  const { state, setState, items, loading, setPendingDelete } = list;
 
   const ctx: CellContext = useMemo(
     () => ({ t: (key, options) => t(key, options ?? {}), exists: (key) => i18n.exists(key) }),
@@ -183,42 +77,14 @@ function EntityCollectionPage({ entity }: { entity: AnyEntity }) {
     }
   }
 
-  async function confirmDelete() {
-    if (!pendingDelete || deleting) return;
-    setDeleting(true);
-    try {
-      const reply = await deleteEntityRecords(entity, pendingDelete);
-      if (reply.success) {
-        showSuccessNotice(t('entity.deleted'));
-        setSelected(new Set());
-        setReloadToken((n) => n + 1);
-      }
-    } catch {
-      // Reported by the API client.
-    } finally {
-      setDeleting(false);
-      setPendingDelete(null);
-    }
-  }
-
   const headerLabel = (field: string) => t(columnHeaderKey(entity, field, ctx.exists));
-  const pendingCount = pendingDelete ? ('id' in pendingDelete ? 1 : pendingDelete.ids.length) : 0;
-  const pages = pageCount(total, state.pageSize);
   const colSpan = columns.length + 2;
 
   return (
     <Stack data-testid="entity-list">
       <Title order={3}>{t(`${entity.name}.title`)}</Title>
       <Group justify="space-between" wrap="wrap">
-        <TextInput
-          data-testid="entity-search"
-          aria-label={t('entity.search')}
-          placeholder={t('entity.searchPlaceholder')}
-          value={search}
-          maxLength={100}
-          w={280}
-          onChange={(event) => setSearch(event.currentTarget.value)}
-        />
+        <EntitySearchBox list={list} />
         <Group gap="sm">
           {selected.size > 0 && (
             <Button
@@ -309,7 +175,7 @@ function EntityCollectionPage({ entity }: { entity: AnyEntity }) {
                     </Table.Td>
                     {columns.map((column) => (
                       <Table.Td key={column.field}>
-                        <Cell view={formatCell(entity, column, record[column.field], ctx)} />
+                        <EntityCell view={formatCell(entity, column, record[column.field], ctx)} />
                       </Table.Td>
                     ))}
                     <Table.Td>
@@ -355,47 +221,8 @@ function EntityCollectionPage({ entity }: { entity: AnyEntity }) {
         </Table.ScrollContainer>
       </Box>
 
-      <Group justify="space-between" wrap="wrap">
-        <Text size="sm" c="dimmed" data-testid="entity-total">
-          {t('entity.total', { total })}
-        </Text>
-        <Group gap="sm">
-          <Select
-            aria-label={t('entity.pageSize')}
-            data-testid="entity-page-size"
-            w={90}
-            allowDeselect={false}
-            data={PAGE_SIZES.map((n) => String(n))}
-            value={String(state.pageSize)}
-            onChange={(value) => value && setState(withPageSize(state, Number(value)))}
-          />
-          <Pagination
-            total={pages}
-            value={Math.min(state.page, pages)}
-            onChange={(page) => setState({ ...state, page })}
-            size="sm"
-          />
-        </Group>
-      </Group>
-
-      <Modal
-        opened={pendingDelete !== null}
-        onClose={() => !deleting && setPendingDelete(null)}
-        title={t('entity.confirmDeleteTitle')}
-        centered
-      >
-        <Stack>
-          <Text>{pendingCount > 1 ? t('entity.confirmDeleteMany', { count: pendingCount }) : t('entity.confirmDelete')}</Text>
-          <Group justify="flex-end">
-            <Button variant="default" data-testid="confirm-cancel" disabled={deleting} onClick={() => setPendingDelete(null)}>
-              {t('entity.cancel')}
-            </Button>
-            <Button color="red" data-testid="confirm-ok" loading={deleting} onClick={() => void confirmDelete()}>
-              {t('entity.confirm')}
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <EntityListFooter list={list} />
+      <EntityDeleteConfirm list={list} />
     </Stack>
   );
 }

@@ -1,14 +1,14 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { Box, Button, Group, LoadingOverlay, Modal, Pagination, Stack, Table, Tabs, Text, TextInput, Title } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
+import { useCallback, useMemo } from 'react';
+import { Box, Button, Group, LoadingOverlay, Stack, Table, Tabs, Text, Title } from '@mantine/core';
 import { useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { LIST_ENTRY_TYPES, type ListEntryType, type ListPage } from '@portico/schema';
 import { apiGet } from '../../api/api-client.js';
-import { showSuccessNotice } from '../../shell/notice.js';
-import { columnHeaderKey, formatCell, rowId, type CellContext, type CellView } from '../entity/entity-columns.js';
-import { deleteEntityRecords, type EntityRecord } from '../entity/entity-api.js';
-import { pageAfterShrink, pageCount, readListState, withSearch, writeListState, type ListState } from '../entity/entity-list-query.js';
+import { columnHeaderKey, formatCell, rowId, type CellContext } from '../entity/entity-columns.js';
+import type { EntityRecord } from '../entity/entity-api.js';
+import type { ListState } from '../entity/entity-list-query.js';
+import { useEntityListData } from '../entity/entity-list-data.js';
+import { EntityCell, EntityDeleteConfirm, EntityListFooter, EntitySearchBox } from '../entity/entity-list-parts.js';
 import EntityFormPage from '../entity/entity-form-page.js';
 import {
   addAddressOf,
@@ -26,12 +26,6 @@ const ALL_TAB = 'all';
 
 function isListEntryType(value: unknown): value is ListEntryType {
   return typeof value === 'string' && (LIST_ENTRY_TYPES as readonly string[]).includes(value);
-}
-
-function CellText({ view }: { view: CellView }) {
-  if (view.kind === 'empty') return <Text span c="dimmed" size="sm">{view.text}</Text>;
-  if (view.kind === 'tags') return <>{view.items.join(', ')}</>;
-  return <>{view.text}</>;
 }
 
 export interface HotspotListTableProps {
@@ -75,7 +69,7 @@ export function HotspotListTable({ view, items, loading, onEdit, onDelete }: Hot
               <Table.Tr key={id || `row-${index}`} data-testid={`entity-row-${id}`}>
                 {columns.map((column) => (
                   <Table.Td key={column.field}>
-                    <CellText view={formatCell(view.entity, column, record[column.field], ctx)} />
+                    <EntityCell view={formatCell(view.entity, column, record[column.field], ctx)} />
                   </Table.Td>
                 ))}
                 <Table.Td>
@@ -123,84 +117,21 @@ export function HotspotListTabs({ view }: { view: HotspotListView }) {
 function HotspotListBody({ view }: { view: HotspotListView }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const [params, setParams] = useSearchParams();
   const { entity } = view;
-  const state = useMemo(() => readListState(entity, params), [entity, params]);
-  const [items, setItems] = useState<EntityRecord[]>([]);
-  const [total, setTotal] = useState(0);
-  const [loading, setLoading] = useState(true);
-  const [reloadToken, setReloadToken] = useState(0);
-  const [pendingDelete, setPendingDelete] = useState<string | null>(null);
-  const [deleting, setDeleting] = useState(false);
-  const [search, setSearch] = useState(state.q);
-  const [debouncedSearch] = useDebouncedValue(search, 300);
-  const latestRequest = useRef(0);
-
-  const setState = useCallback((next: ListState) => setParams(writeListState(entity, next), { replace: true }), [entity, setParams]);
-  const stateRef = useRef(state);
-  stateRef.current = state;
-  useEffect(() => {
-    const next = withSearch(stateRef.current, debouncedSearch);
-    if (next !== stateRef.current) setState(next);
-  }, [debouncedSearch, setState]);
-
-  useEffect(() => {
-    const request = ++latestRequest.current;
-    setLoading(true);
-    apiGet<ListPage<EntityRecord>>(entity.path, listParams(state, view.type))
-      .then((page) => {
-        if (request !== latestRequest.current) return;
-        const shrunk = pageAfterShrink(state, page.total);
-        if (shrunk !== null && page.items.length === 0 && page.total > 0) {
-          setState({ ...state, page: shrunk });
-          return;
-        }
-        setItems(page.items);
-        setTotal(page.total);
-      })
-      .catch(() => undefined) // reported by the API client
-      .finally(() => {
-        if (request === latestRequest.current) setLoading(false);
-      });
-  }, [entity, state, view.type, reloadToken, setState]);
-
-  async function confirmDelete() {
-    if (!pendingDelete || deleting) return;
-    setDeleting(true);
-    try {
-      const reply = await deleteEntityRecords(entity, { id: pendingDelete });
-      if (reply.success) {
-        showSuccessNotice(t('entity.deleted'));
-        setReloadToken((n) => n + 1);
-      }
-    } catch {
-      // Reported by the API client.
-    } finally {
-      setDeleting(false);
-      setPendingDelete(null);
-    }
-  }
+  const load = useCallback((state: ListState) => apiGet<ListPage<EntityRecord>>(entity.path, listParams(state, view.type)), [entity, view.type]);
+  const list = useEntityListData(entity, load);
 
   // An entry is edited on its own type's sub-route, where the type is fixed.
   const edit = (record: EntityRecord, id: string) => {
     const type = isListEntryType(record.type) ? record.type : view.type;
     if (type) navigate(editAddressOf(view.listRoute, type, id));
   };
-  const pages = pageCount(total, state.pageSize);
   const addTypes = view.type ? [view.type] : LIST_ENTRY_TYPES;
 
   return (
     <Stack>
       <Group justify="space-between" wrap="wrap">
-        <TextInput
-          data-testid="entity-search"
-          aria-label={t('entity.search')}
-          placeholder={t('entity.searchPlaceholder')}
-          value={search}
-          maxLength={100}
-          w={280}
-          onChange={(event) => setSearch(event.currentTarget.value)}
-        />
+        <EntitySearchBox list={list} />
         <Group gap="sm">
           {addTypes.map((type) => (
             <Button key={type} data-testid={`hotspot-list-add-${type}`} onClick={() => navigate(addAddressOf(view.listRoute, type))}>
@@ -210,28 +141,11 @@ function HotspotListBody({ view }: { view: HotspotListView }) {
         </Group>
       </Group>
       <Box pos="relative">
-        <LoadingOverlay visible={loading} zIndex={5} overlayProps={{ blur: 1 }} />
-        <HotspotListTable view={view} items={items} loading={loading} onEdit={edit} onDelete={setPendingDelete} />
+        <LoadingOverlay visible={list.loading} zIndex={5} overlayProps={{ blur: 1 }} />
+        <HotspotListTable view={view} items={list.items} loading={list.loading} onEdit={edit} onDelete={(id) => list.setPendingDelete({ id })} />
       </Box>
-      <Group justify="space-between" wrap="wrap">
-        <Text size="sm" c="dimmed" data-testid="entity-total">
-          {t('entity.total', { total })}
-        </Text>
-        <Pagination total={pages} value={Math.min(state.page, pages)} onChange={(page) => setState({ ...state, page })} size="sm" />
-      </Group>
-      <Modal opened={pendingDelete !== null} onClose={() => !deleting && setPendingDelete(null)} title={t('entity.confirmDeleteTitle')} centered>
-        <Stack>
-          <Text>{t('entity.confirmDelete')}</Text>
-          <Group justify="flex-end">
-            <Button variant="default" data-testid="confirm-cancel" disabled={deleting} onClick={() => setPendingDelete(null)}>
-              {t('entity.cancel')}
-            </Button>
-            <Button color="red" data-testid="confirm-ok" loading={deleting} onClick={() => void confirmDelete()}>
-              {t('entity.confirm')}
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <EntityListFooter list={list} />
+      <EntityDeleteConfirm list={list} />
     </Stack>
   );
 }
