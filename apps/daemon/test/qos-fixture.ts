@@ -91,3 +91,11 @@ export function manyIpRules(count: number, rate = 2000): SnapshotRow[] {
   }
   return rows;
 }
+
+/** Both WANs in mwan3 (OpenWrt), which the Smart QoS route include marks connections for. */
+export const MULTI_WAN = {
+  multiWan: [
+    rowOf('multiWan', 'mw1', { interface: 'wan1', mode: 'balance', weight: 3, track_ips: ['198.51.100.1'] }),
+    rowOf('multiWan', 'mw2', { interface: 'wan2', mode: 'balance', weight: 1, track_ips: ['203.0.113.1'] }),
+  ],
+};

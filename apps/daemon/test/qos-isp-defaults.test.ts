@@ -10,12 +10,13 @@ import { qosRulesetContributor } from '../src/domains/qos/qos-domain.js';
 import { ISP_DEFAULTS_DIR, readIspDefaults } from '../src/domains/qos/qos-isp-defaults.js';
 import { checkRendered } from './network-checker-run.js';
 import { adminClient, get, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
-import { FULL_QOS, qosSnapshot, rowOf } from './qos-fixture.js';
+import { FULL_QOS, MULTI_WAN, qosSnapshot, rowOf } from './qos-fixture.js';
 
 const work = mkdtempSync(join(tmpdir(), 'portico-isp-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const network = networkDomain({ port: 8080, systemRoot: '/', driver: 'linux' }, [qosRulesetContributor]);
+const openwrt = networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' }, [qosRulesetContributor]);
 
 /** FULL_QOS with wan1 on telecom and wan2 on mobile, and no uploaded file for either. */
 const SHIPPED_ONLY: typeof FULL_QOS = {
@@ -60,6 +61,19 @@ describe('shipped operator definition files', () => {
     const result = await checkRendered({ target: NETWORK_FILES.nftables, content: ruleset, check: 'nft' }, work);
     if (result.skipped) console.info(result.skipped);
     else expect(result.problems).toEqual([]);
+  });
+
+  it('on OpenWrt the fw4 include carries the shipped networks and the route include marks them for mwan3', async () => {
+    const files = openwrt.render!(qosSnapshot({ ...SHIPPED_ONLY, ...MULTI_WAN })).flatMap((o) => o.files);
+    const table = files.find((f) => f.target.endsWith('30-portico-qos.nft'))!;
+    const mobile = readIspDefaults('mobile');
+    expect(table.content).toContain(`set qos_isp_mobile { type ipv4_addr; flags interval; auto-merge; elements = { ${mobile[0]}, `);
+    const routes = files.find((f) => f.content.includes('@qos_isp_telecom') && f !== table);
+    expect(routes, 'a route include that sends the telecom set out by its WAN').toBeDefined();
+    for (const file of [table, routes!]) {
+      const result = await checkRendered(file, work);
+      if (!result.skipped) expect(result.problems).toEqual([]);
+    }
   });
 
   it('an uploaded file replaces the shipped one; shipped files are read only when load balancing uses them', () => {

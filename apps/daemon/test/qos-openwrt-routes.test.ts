@@ -23,7 +23,7 @@ import {
 import { checkUci } from '../src/drivers/openwrt/uci-check.js';
 import { parseUci } from '../src/drivers/openwrt/uci-format.js';
 import { checkRendered } from './network-checker-run.js';
-import { FULL_QOS, qosSnapshot, rowOf } from './qos-fixture.js';
+import { FULL_QOS, MULTI_WAN, qosSnapshot, rowOf } from './qos-fixture.js';
 
 /**
  * Smart QoS port and domain routes on OpenWrt: rendered as mwan3 marks set just before mwan3's
@@ -44,13 +44,6 @@ function golden(name: string, content: string): void {
   if (!existsSync(path) || process.env.UPDATE_GOLDEN) writeFileSync(path, content);
   expect(content).toBe(readFileSync(path, 'utf8'));
 }
-
-const MULTI_WAN = {
-  multiWan: [
-    rowOf('multiWan', 'mw1', { interface: 'wan1', mode: 'balance', weight: 3, track_ips: ['198.51.100.1'] }),
-    rowOf('multiWan', 'mw2', { interface: 'wan2', mode: 'balance', weight: 1, track_ips: ['203.0.113.1'] }),
-  ],
-};
 
 function snapshotWith(extra: Record<string, ConfigSnapshot[string]> = {}): ConfigSnapshot {
   return qosSnapshot({ ...FULL_QOS, ...MULTI_WAN, ...extra });
