@@ -11,6 +11,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 import { z } from 'zod';
+// The daemon's own zod validator and JSON serialiser (no Ajv); that module imports nothing of
+// the product.
+import { schemaControllerOptions } from '../plugins/zod-compilers.js';
 
 const stateDir = process.env.PORTICO_STATE_DIR ?? './var';
 mkdirSync(stateDir, { recursive: true });
@@ -21,19 +24,7 @@ db.exec('CREATE TABLE IF NOT EXISTS setting (key TEXT PRIMARY KEY, value TEXT NO
 db.prepare('INSERT OR REPLACE INTO setting (key, value) VALUES (?, ?)').run('lang', 'en-US');
 const readLang = db.prepare('SELECT value FROM setting WHERE key = ?');
 
-// Validation by zod and plain JSON replies, as the daemon does, so Ajv is never loaded. Written
-// out here rather than imported from plugins/api-envelope.ts, which would pull in @portico/schema.
-type ZodRouteSchema = { safeParse(data: unknown): { success: boolean; data?: unknown; error?: unknown } };
-const schemaController = {
-  compilersFactory: {
-    buildValidator: () => ({ schema }: { schema: ZodRouteSchema }) => (data: unknown) => {
-      const result = schema.safeParse(data ?? {});
-      return result.success ? { value: result.data } : { error: new Error('validation failed') };
-    },
-    buildSerializer: () => () => (data: unknown) => JSON.stringify(data),
-  },
-};
-const app = Fastify({ logger: { level: process.env.PORTICO_LOG_LEVEL ?? 'warn' }, schemaController: schemaController as never });
+const app = Fastify({ logger: { level: process.env.PORTICO_LOG_LEVEL ?? 'warn' }, schemaController: schemaControllerOptions as never });
 app.get('/api/changelang', { schema: { querystring: z.object({ _: z.string().optional() }) } }, async () => {
   const row = readLang.get('lang') as { value: string } | undefined;
   return { success: true, data: { lang: row?.value ?? 'en-US' } };

@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { fieldErrors, MSG, type ApiFailure } from '@portico/schema';
-import type { RouteSchema } from './deferred-schema.js';
+import { ValidationFailure } from './zod-compilers.js';
 
 /** A reply of the contract's failure shape (HTTP 200 for business failures, DESIGN §3). */
 export function failure(msg: string, errors?: Record<string, string>, data?: unknown): ApiFailure & { data?: unknown } {
@@ -24,32 +24,6 @@ export function envelope(data?: z.ZodType) {
   const ok = data ? z.object({ success: z.literal(true), data }) : z.object({ success: z.literal(true) });
   return z.union([ok, failureSchema]);
 }
-
-export class ValidationFailure extends Error {
-  constructor(readonly error: z.ZodError) {
-    super('validation failed');
-  }
-}
-
-/** Validates with the route's zod schema; a failure becomes a field-error reply, not a 400. */
-const zodValidator: FastifySchemaCompiler<RouteSchema> = ({ schema }) => (data) => {
-  const result = schema.safeParse(data ?? {});
-  return result.success ? { value: result.data } : { error: new ValidationFailure(result.error) };
-};
-
-/** Handlers build their answers from typed data; response schemas are documentation only. */
-const jsonSerializer = () => (data: unknown) => JSON.stringify(data);
-
-/**
- * Fastify options that install the zod validator and plain JSON serialisation from the start,
- * so Fastify never loads its Ajv and fast-json-stringify compilers (memory and start-up time).
- */
-export const schemaControllerOptions = {
-  compilersFactory: {
-    buildValidator: () => zodValidator,
-    buildSerializer: () => jsonSerializer,
-  },
-};
 
 /** Content-Security-Policy of every answer: same-origin only, no framing. */
 const CSP = [

@@ -1,4 +1,4 @@
-import { schemaControllerOptions } from '../../plugins/api-envelope.js';
+import { schemaControllerOptions } from '../../plugins/zod-compilers.js';
 import { stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
