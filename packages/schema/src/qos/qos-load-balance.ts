@@ -4,7 +4,7 @@ import { integerInRange } from '../common/field-base.js';
 import { cidrField } from '../common/ip-fields.js';
 import { nameField } from '../common/text-fields.js';
 import { interfaceNameField } from '../network/network-fields.js';
-import { ISP_FILE_GROUPS, ISP_GROUPS, SPEED_MAX_KBIT } from './qos-fields.js';
+import { ISP_BUILTIN_GROUPS, ISP_FILE_GROUPS, ISP_GROUPS, SPEED_MAX_KBIT } from './qos-fields.js';
 
 /**
  * Load balance (spec §3 Flow "load balance"): one entry per WAN with its line speeds, which
@@ -97,6 +97,23 @@ export const qosIsp = defineEntity({
   maxRows: ISP_FILE_GROUPS.length,
 });
 export type QosIsp = z.infer<typeof qosIsp.schema>;
+
+/** Where a group's networks come from: an uploaded file, the one the device ships, or none. */
+export const ISP_SOURCES = ['uploaded', 'builtin', 'none'] as const;
+
+/** GET `<qosIsp.path>/file?group=`: the definition file a group uses now. */
+export const ispFileSchema = z.object({
+  group: z.enum(ISP_FILE_GROUPS),
+  source: z.enum(ISP_SOURCES),
+  networks: z.array(z.string()),
+});
+export type IspFile = z.infer<typeof ispFileSchema>;
+
+/** GET `<qosIsp.path>/defaults`: how many networks each shipped file holds. */
+export const ispDefaultsSchema = z.object({
+  groups: z.array(z.object({ group: z.enum(ISP_BUILTIN_GROUPS), count: z.number().int().nonnegative() })),
+});
+export type IspDefaults = z.infer<typeof ispDefaultsSchema>;
 
 /** Parses an operator definition file: one network per line, `#` comments; null on a bad line. */
 export function parseIspFile(text: string): string[] | null {

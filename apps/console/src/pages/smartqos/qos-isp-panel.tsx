@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Button, FileButton, Group, Paper, Stack, Table, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { formatIspFile, ISP_FILE_GROUPS, parseIspFile, qosIsp, type AnyEntity, type IspFileGroup, type ListPage, type QosIsp } from '@portico/schema';
+import { formatIspFile, ISP_FILE_GROUPS, parseIspFile, qosIsp, type AnyEntity, type IspDefaults, type IspFile, type IspFileGroup, type ListPage, type QosIsp } from '@portico/schema';
 import { apiGet } from '../../api/api-client.js';
 import { showErrorNotice, showSuccessNotice } from '../../shell/notice.js';
 import { deleteEntityRecords, saveEntityRecord } from '../entity/entity-api.js';
@@ -17,13 +17,6 @@ function downloadText(name: string, text: string): void {
   URL.revokeObjectURL(url);
 }
 
-/** GET flow/ispinfo/file: the networks a group uses now and where they come from. */
-interface IspFile {
-  group: IspFileGroup;
-  source: 'uploaded' | 'builtin' | 'none';
-  networks: string[];
-}
-
 /**
  * Operator (ISP) definition files (spec §2): per ISP group, download the networks the device
  * uses, upload a file that replaces them, or go back to the definition the device ships with
@@ -37,7 +30,7 @@ export function QosIspPanel() {
   const reload = useCallback(async () => {
     const [page, defaults] = await Promise.all([
       apiGet<ListPage<QosIsp>>(entity.path),
-      apiGet<{ groups: Array<{ group: IspFileGroup; count: number }> }>(`${entity.path}/defaults`),
+      apiGet<IspDefaults>(`${entity.path}/defaults`),
     ]);
     setRows(page.items);
     setBuiltin(Object.fromEntries(defaults.groups.map((g) => [g.group, g.count])));

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { chartRangeSchema, ISP_BUILTIN_GROUPS, ISP_FILE_GROUPS } from '@portico/schema';
+import { chartRangeSchema, ISP_BUILTIN_GROUPS, ISP_FILE_GROUPS, ispDefaultsSchema, ispFileSchema, qosIsp } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
 import { runCommand } from '../../engine/command-runner.js';
 import { envelope, success } from '../../plugins/api-envelope.js';
@@ -23,19 +23,6 @@ export const flowChartSchema = z.object({
       wans: z.record(z.string(), z.object({ rx: z.number().int().nonnegative(), tx: z.number().int().nonnegative() })),
     }),
   ),
-});
-
-/** Where a group's networks come from: an uploaded file, the shipped one, or none at all. */
-export const ISP_SOURCES = ['uploaded', 'builtin', 'none'] as const;
-
-export const ispFileSchema = z.object({
-  group: z.enum(ISP_FILE_GROUPS),
-  source: z.enum(ISP_SOURCES),
-  networks: z.array(z.string()),
-});
-
-export const ispDefaultsSchema = z.object({
-  groups: z.array(z.object({ group: z.enum(ISP_BUILTIN_GROUPS), count: z.number().int().nonnegative() })),
 });
 
 /**
@@ -65,7 +52,7 @@ export function registerQosRoutes(root: FastifyInstance, ctx: AppContext): void 
   );
 
   app.get(
-    '/api/flow/ispinfo/file',
+    `/api/${qosIsp.path}/file`,
     {
       config: { policy: { module: 'smartqos', effect: 'read' } },
       schema: { querystring: z.object({ group: z.enum(ISP_FILE_GROUPS, { error: 'validation.option' }) }), response: { 200: envelope(ispFileSchema) } },
@@ -80,7 +67,7 @@ export function registerQosRoutes(root: FastifyInstance, ctx: AppContext): void 
   );
 
   app.get(
-    '/api/flow/ispinfo/defaults',
+    `/api/${qosIsp.path}/defaults`,
     { config: { policy: { module: 'smartqos', effect: 'read' } }, schema: { response: { 200: envelope(ispDefaultsSchema) } } },
     async () => success({ groups: ISP_BUILTIN_GROUPS.map((group) => ({ group, count: readIspDefaults(group).length })) }),
   );
