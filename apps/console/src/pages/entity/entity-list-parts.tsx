@@ -50,29 +50,57 @@ export function EntitySearchBox({ list }: { list: Pick<EntityListData, 'search' 
   );
 }
 
-/** The row count, the page size and the pages. */
-export function EntityListFooter({ list }: { list: Pick<EntityListData, 'state' | 'setState' | 'total'> }) {
-  const { t } = useTranslation();
-  const { state, setState, total } = list;
-  const pages = pageCount(total, state.pageSize);
+/** The row count, the page size and the pages, under any paged list. */
+export function ListFooter(props: {
+  totalText: string;
+  totalTestId: string;
+  pageSizeLabel: string;
+  pageSizeTestId?: string;
+  pageSizes: readonly number[];
+  pageSize: number;
+  onPageSize(size: number): void;
+  page: number;
+  pages: number;
+  onPage(page: number): void;
+}) {
   return (
     <Group justify="space-between" wrap="wrap">
-      <Text size="sm" c="dimmed" data-testid="entity-total">
-        {t('entity.total', { total })}
+      <Text size="sm" c="dimmed" data-testid={props.totalTestId}>
+        {props.totalText}
       </Text>
       <Group gap="sm">
         <Select
-          aria-label={t('entity.pageSize')}
-          data-testid="entity-page-size"
+          aria-label={props.pageSizeLabel}
+          data-testid={props.pageSizeTestId}
           w={90}
           allowDeselect={false}
-          data={PAGE_SIZES.map((n) => String(n))}
-          value={String(state.pageSize)}
-          onChange={(value) => value && setState(withPageSize(state, Number(value)))}
+          data={props.pageSizes.map((n) => String(n))}
+          value={String(props.pageSize)}
+          onChange={(value) => value && props.onPageSize(Number(value))}
         />
-        <Pagination total={pages} value={Math.min(state.page, pages)} onChange={(page) => setState({ ...state, page })} size="sm" />
+        <Pagination total={props.pages} value={Math.min(props.page, props.pages)} onChange={props.onPage} size="sm" />
       </Group>
     </Group>
+  );
+}
+
+/** The footer of an entity list, whose page and size live in the address. */
+export function EntityListFooter({ list }: { list: Pick<EntityListData, 'state' | 'setState' | 'total'> }) {
+  const { t } = useTranslation();
+  const { state, setState, total } = list;
+  return (
+    <ListFooter
+      totalText={t('entity.total', { total })}
+      totalTestId="entity-total"
+      pageSizeLabel={t('entity.pageSize')}
+      pageSizeTestId="entity-page-size"
+      pageSizes={PAGE_SIZES}
+      pageSize={state.pageSize}
+      onPageSize={(size) => setState(withPageSize(state, size))}
+      page={state.page}
+      pages={pageCount(total, state.pageSize)}
+      onPage={(page) => setState({ ...state, page })}
+    />
   );
 }
 

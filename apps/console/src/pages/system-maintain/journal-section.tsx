@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState } from 'react';
-import { Box, Button, Group, LoadingOverlay, Modal, Pagination, Select, Stack, Text, Title } from '@mantine/core';
+import { Box, Button, Group, LoadingOverlay, Modal, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { showSuccessNotice } from '../../shell/notice.js';
 import { confirmOfferOf } from '../../state/apply-confirm-store.js';
 import { fetchJournalPage, revertToRevision } from './journal-api.js';
 import { JournalDrawer, type JournalView } from './journal-drawer.js';
 import { JournalTable } from './journal-table.js';
+import { ListFooter } from '../entity/entity-list-parts.js';
 import {
   diffRange,
   formatTime,
@@ -122,26 +123,20 @@ export function JournalSection({ canRevert }: { canRevert: boolean }) {
         />
       </Box>
 
-      <Group justify="space-between" wrap="wrap">
-        <Text size="sm" c="dimmed" data-testid="journal-total">
-          {t('maintain.history.total', { total })}
-        </Text>
-        <Group gap="sm">
-          <Select
-            aria-label={t('maintain.history.pageSize')}
-            w={90}
-            allowDeselect={false}
-            data={JOURNAL_PAGE_SIZES.map((n) => String(n))}
-            value={String(pageSize)}
-            onChange={(value) => {
-              if (!value) return;
-              setPageSize(Number(value));
-              setPage(1);
-            }}
-          />
-          <Pagination total={pages} value={Math.min(page, pages)} onChange={setPage} size="sm" />
-        </Group>
-      </Group>
+      <ListFooter
+        totalText={t('maintain.history.total', { total })}
+        totalTestId="journal-total"
+        pageSizeLabel={t('maintain.history.pageSize')}
+        pageSizes={JOURNAL_PAGE_SIZES}
+        pageSize={pageSize}
+        onPageSize={(size) => {
+          setPageSize(size);
+          setPage(1);
+        }}
+        page={page}
+        pages={pages}
+        onPage={setPage}
+      />
 
       <JournalDrawer view={view} onClose={() => setView(null)} onRevert={canRevert ? setPendingRevert : undefined} />
 
