@@ -30,6 +30,20 @@ export interface ZipEntry {
   deflate?: boolean;
 }
 
+/**
+ * The fields a local and a central header share, in the same order, from "version needed"
+ * (at `at`) to the name length; the modification time and date stay zero.
+ */
+function writeSharedFields(header: Buffer, at: number, f: { method: number; crc: number; compressed: number; size: number; nameLength: number }): void {
+  header.writeUInt16LE(20, at);
+  header.writeUInt16LE(0x0800, at + 2); // UTF-8 names
+  header.writeUInt16LE(f.method, at + 4);
+  header.writeUInt32LE(f.crc, at + 10);
+  header.writeUInt32LE(f.compressed, at + 14);
+  header.writeUInt32LE(f.size, at + 18);
+  header.writeUInt16LE(f.nameLength, at + 22);
+}
+
 /** A small zip writer: enough to build good and hostile archives. */
 export function zip(entries: readonly ZipEntry[]): Buffer {
   const locals: Buffer[] = [];
@@ -39,27 +53,14 @@ export function zip(entries: readonly ZipEntry[]): Buffer {
     const raw = entry.data ?? Buffer.alloc(0);
     const body = entry.deflate ? deflateRawSync(raw) : raw;
     const name = Buffer.from(entry.name, 'utf8');
-    const crc = crc32(raw);
-    const method = entry.deflate ? 8 : 0;
+    const shared = { method: entry.deflate ? 8 : 0, crc: crc32(raw), compressed: body.length, size: raw.length, nameLength: name.length };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6);
-    local.writeUInt16LE(method, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(raw.length, 22);
-    local.writeUInt16LE(name.length, 26);
+    writeSharedFields(local, 4, shared);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(0x0314, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(method, 10);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(raw.length, 24);
-    central.writeUInt16LE(name.length, 28);
+    central.writeUInt16LE(0x0314, 4); // made by: Unix, so the external attributes carry a mode
+    writeSharedFields(central, 6, shared);
     central.writeUInt32LE(((entry.mode ?? 0o100644) << 16) >>> 0, 38);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, body);
