@@ -35,7 +35,15 @@ export interface Settings {
   confirmSeconds: number;
   /** Physical ports of the factory LAN (first start only); empty: no factory network. */
   factoryLanPorts: string[];
+  /**
+   * Where Smart QoS shapes download traffic (qos-plan.ts): on an IFB device per WAN, on the
+   * LAN side, or `auto`, IFB where the running kernel has what it needs (qos-kernel.ts).
+   */
+  qosDownload?: QosDownloadSetting;
 }
+
+export const QOS_DOWNLOAD_SETTINGS = ['auto', 'ifb', 'lan'] as const;
+export type QosDownloadSetting = (typeof QOS_DOWNLOAD_SETTINGS)[number];
 
 export class SettingsError extends Error {}
 
@@ -83,7 +91,12 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const portalPort = positiveInt(env, 'PORTICO_PORTAL_PORT', 2050, 65535);
   if (portalPort === port) throw new SettingsError('PORTICO_PORTAL_PORT must differ from PORTICO_PORT');
   const root = appsRoot();
+  const qosDownload = (env.PORTICO_QOS_DOWNLOAD ?? 'auto').trim() || 'auto';
+  if (!(QOS_DOWNLOAD_SETTINGS as readonly string[]).includes(qosDownload)) {
+    throw new SettingsError(`PORTICO_QOS_DOWNLOAD must be one of ${QOS_DOWNLOAD_SETTINGS.join(', ')}, got "${qosDownload}"`);
+  }
   return {
+    qosDownload: qosDownload as QosDownloadSetting,
     stateDir: resolve(env.PORTICO_STATE_DIR?.trim() || './var'),
     port,
     portalPort,

@@ -15,8 +15,8 @@ import { FULL_QOS, MULTI_WAN, qosSnapshot, rowOf } from './qos-fixture.js';
 const work = mkdtempSync(join(tmpdir(), 'portico-isp-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const network = networkDomain({ port: 8080, systemRoot: '/', driver: 'linux' }, [qosRulesetContributor]);
-const openwrt = networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' }, [qosRulesetContributor]);
+const network = networkDomain({ port: 8080, systemRoot: '/', driver: 'linux' }, [qosRulesetContributor()]);
+const openwrt = networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' }, [qosRulesetContributor()]);
 
 /** FULL_QOS with wan1 on telecom and wan2 on mobile, and no uploaded file for either. */
 const SHIPPED_ONLY: typeof FULL_QOS = {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RULESET_CONTRIBUTORS } from '../src/config/system-domains.js';
+import { rulesetContributors } from '../src/config/system-domains.js';
 import type { ConfigSnapshot } from '../src/config/config-types.js';
 import type { RenderedFile } from '../src/engine/engine-types.js';
 import { networkConfigOf, networkDomain } from '../src/domains/network/network-domain.js';
@@ -35,7 +35,7 @@ import { FULL_QOS, MULTI_WAN, qosSnapshot, rowOf } from './qos-fixture.js';
 const work = mkdtempSync(join(tmpdir(), 'portico-qos-openwrt-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const openwrt = networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' }, RULESET_CONTRIBUTORS);
+const openwrt = networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' }, rulesetContributors());
 
 /** Golden files: written when missing or when UPDATE_GOLDEN is set, compared otherwise. */
 function golden(name: string, content: string): void {

@@ -18,8 +18,8 @@ import { FULL_QOS, manyIpRules, qosSnapshot, rowOf, TWO_WANS } from './qos-fixtu
 const work = mkdtempSync(join(tmpdir(), 'portico-qos-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const network = networkDomain({ port: 8080, systemRoot: '/', driver: 'linux' }, [qosRulesetContributor]);
-const openwrt = networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' }, [qosRulesetContributor]);
+const network = networkDomain({ port: 8080, systemRoot: '/', driver: 'linux' }, [qosRulesetContributor()]);
+const openwrt = networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' }, [qosRulesetContributor()]);
 const qos = qosDomain({ driver: 'linux' });
 const isRoot = process.getuid?.() === 0;
 

@@ -51,5 +51,8 @@ describe('settings from the environment', () => {
     expect(() => readSettings({ PORTICO_SESSION_IDLE: 'soon' })).toThrow(/PORTICO_SESSION_IDLE/);
     expect(() => readSettings({ PORTICO_LOG_LEVEL: 'loud' })).toThrow(/PORTICO_LOG_LEVEL/);
     expect(() => readSettings({ PORTICO_TLS_CERT: '/etc/c.pem' })).toThrow(/together/);
+    expect(readSettings({}).qosDownload).toBe('auto');
+    expect(readSettings({ PORTICO_QOS_DOWNLOAD: 'ifb' }).qosDownload).toBe('ifb');
+    expect(() => readSettings({ PORTICO_QOS_DOWNLOAD: 'wan' })).toThrow(/PORTICO_QOS_DOWNLOAD/);
   });
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { CommandRunner } from '../engine/command-runner.js';
 import type { RenderedFile } from '../engine/engine-types.js';
 import { FileCheckError, installFiles, LINUX_CHECKS } from '../engine/file-install.js';
-import { recreatingSets, staleRuntimeSets } from './nft-runtime-sets.js';
+import { recreatingSets, staleDeclaredSets } from './nft-runtime-sets.js';
 import type { DomainRegistry } from './config-domains.js';
 import type { ConfigSnapshot } from './config-types.js';
 
@@ -28,7 +28,7 @@ export async function renderAndInstall(
     // A ruleset refused because the kernel holds one of its runtime sets in an older shape
     // (nft-runtime-sets.ts): checked and installed again with those sets recreated.
     const index = error instanceof FileCheckError && error.checker === 'nft' ? files.findIndex((f) => f.target === error.target) : -1;
-    const stale = index < 0 ? [] : await staleRuntimeSets(files[index]!.content, options.run);
+    const stale = index < 0 ? [] : await staleDeclaredSets(files[index]!.content, options.run);
     if (stale.length === 0) throw error;
     files[index] = { ...files[index]!, content: recreatingSets(files[index]!.content, stale) };
     return { files, changed: await installFiles(files, install) };

@@ -33,6 +33,11 @@ const FLUSH_TABLE = /^flush table (\S+) (\S+)$/;
 
 /** The sets a ruleset file declares but does not flush, by table (network-nftables.ts layout). */
 export function runtimeSetsOf(content: string): RuntimeSet[] {
+  return declaredSetsOf(content, false);
+}
+
+/** The sets a ruleset file declares, by table; with `flushedToo`, the ones it refills as well. */
+export function declaredSetsOf(content: string, flushedToo = true): RuntimeSet[] {
   const declared = new Map<string, RuntimeSet>();
   const flushed = new Set<string>();
   let table: { family: string; table: string } | null = null;
@@ -58,15 +63,19 @@ export function runtimeSetsOf(content: string): RuntimeSet[] {
       if (!declared.has(key)) declared.set(key, { ...table, kind: declaration[1] as 'set' | 'map', name: declaration[2]!, body: declaration[3]! });
     }
   }
-  return [...declared].filter(([key]) => !flushed.has(key)).map(([, set]) => set);
+  return [...declared].filter(([key]) => flushedToo || !flushed.has(key)).map(([, set]) => set);
 }
 
-/** The runtime sets of `content` that the kernel holds in a shape the file's declaration does not match. */
-export async function staleRuntimeSets(content: string, run: CommandRunner): Promise<RuntimeSet[]> {
+/**
+ * The sets of `content` that the kernel holds in a shape the file's declaration does not
+ * match. Mostly runtime sets; a configured set's type can change too (Smart QoS's download
+ * maps are keyed differently on the two download sides, qos-plan.ts).
+ */
+export async function staleDeclaredSets(content: string, run: CommandRunner): Promise<RuntimeSet[]> {
   const stale: RuntimeSet[] = [];
   const dir = await mkdtemp(join(tmpdir(), 'portico-nft-'));
   try {
-    for (const set of runtimeSetsOf(content)) {
+    for (const set of declaredSetsOf(content)) {
       // Terse: the shape without the elements, which may be many.
       const live = await run(['nft', '-t', 'list', set.kind, set.family, set.table, set.name]);
       if (live.exitCode !== 0) continue;

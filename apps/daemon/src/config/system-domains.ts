@@ -6,17 +6,22 @@ import { hotspotRulesetContributor } from '../domains/hotspot/hotspot-ruleset.js
 import { firewallContributor } from '../domains/firewall/firewall-contributor.js';
 import { conntrackDomain } from '../domains/firewall/firewall-conntrack.js';
 import { qosDomain, qosRulesetContributor } from '../domains/qos/qos-domain.js';
+import { qosDownloadShaping } from '../domains/qos/qos-kernel.js';
+import type { QosDownloadShaping } from '../domains/qos/qos-plan.js';
 
 /**
  * Features that add to the one nftables ruleset the network domain renders, in the order
  * their rules run inside each extension chain.
  */
-export const RULESET_CONTRIBUTORS: readonly RulesetContributor[] = [hotspotRulesetContributor(), firewallContributor, qosRulesetContributor];
+export function rulesetContributors(qosDownload: QosDownloadShaping = 'lan'): RulesetContributor[] {
+  return [hotspotRulesetContributor(), firewallContributor, qosRulesetContributor(qosDownload)];
+}
 
 /**
  * Every config domain of the device, in apply order: the network (with the ruleset every
  * feature adds to) first, then the domains that build on its devices.
  */
-export function systemDomains(settings: Pick<Settings, 'port' | 'systemRoot' | 'driver'>): ConfigDomain[] {
-  return [networkDomain(settings, RULESET_CONTRIBUTORS), conntrackDomain(settings), qosDomain(settings)];
+export function systemDomains(settings: Pick<Settings, 'port' | 'systemRoot' | 'driver' | 'qosDownload'>): ConfigDomain[] {
+  const download = qosDownloadShaping(settings.qosDownload, settings.driver);
+  return [networkDomain(settings, rulesetContributors(download)), conntrackDomain(settings), qosDomain(settings, download)];
 }

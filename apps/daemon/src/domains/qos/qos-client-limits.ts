@@ -1,7 +1,7 @@
 import { lanSideOf, type NetworkPlan } from '../network/network-plan.js';
-import { device, integer, ipv4 } from '../network/network-syntax.js';
+import { device, hex32, integer, ipv4 } from '../network/network-syntax.js';
 import { CLIENT_MAPS } from './qos-nftables.js';
-import { CLIENT_MINOR_FIRST, CLIENT_MINOR_LAST, LINE_MINOR, CLASS_PRIO } from './qos-plan.js';
+import { CLIENT_MINOR_FIRST, CLIENT_MINOR_LAST, LINE_MINOR, CLASS_PRIO, downloadCode, ifbDevice, type QosDownloadShaping } from './qos-plan.js';
 import { classId, kbit } from './qos-syntax.js';
 
 /**
@@ -13,7 +13,9 @@ import { classId, kbit } from './qos-syntax.js';
  * maps; the classes are rebuilt when the tc script is re-run, so callers re-add their clients
  * after a QoS apply (the commands are idempotent: `replace`).
  *
- * Needs Smart QoS switched on (its HTB trees are the parents).
+ * Needs Smart QoS switched on (its HTB trees are the parents), and the download side it was
+ * loaded with (qos-plan.ts): the client's download class lives on every WAN's IFB device, found
+ * through its connections' download code, or on its LAN side, found by its address.
  */
 export interface ClientLimit {
   ip: string;
@@ -36,12 +38,15 @@ export interface ClientLimitCommands {
 export function renderClientLimits(
   network: NetworkPlan,
   limits: readonly ClientLimit[],
-  slotOf: (limit: ClientLimit, index: number) => number = (_limit, index) => index,
+  options: { slotOf?: (limit: ClientLimit, index: number) => number; download?: QosDownloadShaping } = {},
 ): ClientLimitCommands {
+  const slotOf = options.slotOf ?? ((_limit, index) => index);
+  const ifb = options.download === 'ifb';
   const tc: string[] = [];
   const up: string[] = [];
   const down: string[] = [];
   const wanDevices = network.wans.map((w) => device(w.l3));
+  const ifbDevices = network.wans.map((w) => device(ifbDevice(w)));
   limits.forEach((limit, index) => {
     const address = ipv4(limit.ip);
     const slot = slotOf(limit, index);
@@ -55,23 +60,28 @@ export function renderClientLimits(
       up.push(`${address} : ${id}`);
     }
     const lan = lanSideOf(network, address);
-    if (limit.downKbit > 0 && lan) {
+    if (limit.downKbit > 0 && ifb) {
+      for (const dev of ifbDevices) tc.push(htb(dev, limit.downKbit));
+      down.push(`${address} : ${hex32(downloadCode({ minor }))}`);
+    } else if (limit.downKbit > 0 && lan) {
       tc.push(htb(device(lan.device), limit.downKbit));
       down.push(`${address} : ${id}`);
     }
   });
+  const downMap = ifb ? CLIENT_MAPS.downCode : CLIENT_MAPS.down;
   const nft: string[] = [];
   if (up.length) nft.push(`add element inet portico ${CLIENT_MAPS.up} { ${up.join(', ')} }`);
-  if (down.length) nft.push(`add element inet portico ${CLIENT_MAPS.down} { ${down.join(', ')} }`);
+  if (down.length) nft.push(`add element inet portico ${downMap} { ${down.join(', ')} }`);
   return { tc: tc.length ? `${tc.join('\n')}\n` : '', nft: nft.length ? `${nft.join('\n')}\n` : '' };
 }
 
 /** Commands that take clients' limits away again: each address leaves the maps it was put in. */
-export function renderClientLimitRemoval(network: NetworkPlan, limits: readonly ClientLimit[]): string {
+export function renderClientLimitRemoval(network: NetworkPlan, limits: readonly ClientLimit[], download: QosDownloadShaping = 'lan'): string {
+  const ifb = download === 'ifb';
   const up = limits.filter((l) => l.upKbit > 0).map((l) => ipv4(l.ip));
-  const down = limits.filter((l) => l.downKbit > 0 && lanSideOf(network, l.ip)).map((l) => ipv4(l.ip));
+  const down = limits.filter((l) => l.downKbit > 0 && (ifb || lanSideOf(network, l.ip))).map((l) => ipv4(l.ip));
   const out: string[] = [];
   if (up.length) out.push(`delete element inet portico ${CLIENT_MAPS.up} { ${up.join(', ')} }`);
-  if (down.length) out.push(`delete element inet portico ${CLIENT_MAPS.down} { ${down.join(', ')} }`);
+  if (down.length) out.push(`delete element inet portico ${ifb ? CLIENT_MAPS.downCode : CLIENT_MAPS.down} { ${down.join(', ')} }`);
   return out.length ? `${out.join('\n')}\n` : '';
 }

@@ -5,6 +5,7 @@ import type { CommandRunner } from '../../engine/command-runner.js';
 import { activity, valueNoise } from '../../drivers/sim/sim-rhythm.js';
 import { QOS_FILES } from './qos-config.js';
 import { CLASS_MINOR } from './qos-plan.js';
+import { qosScriptDirectives } from './qos-tc.js';
 
 /**
  * Smart QoS flow charts (spec §9 ranges 5 min … 1 month): bytes per second by priority class
@@ -118,12 +119,10 @@ export function classBytes(text: string): Record<FlowSeries, number> {
   return out;
 }
 
-/** Devices the installed QoS script shapes: WANs (upload, default class Normal) and the LAN side. */
+/** Devices the installed QoS script shapes: its upload and download trees. */
 export function shapedDevices(script: string): { up: string[]; down: string[] } {
-  const up: string[] = [];
-  const down: string[] = [];
-  for (const m of script.matchAll(/^qdisc add dev (\S+) root handle 1: htb default (\S+)/gm)) (m[2] === '0' ? down : up).push(m[1]!);
-  return { up, down };
+  const directives = qosScriptDirectives(script);
+  return { up: directives.upload, down: directives.download };
 }
 
 /** The linux driver's counters: HTB class statistics and the WANs' interface counters. */

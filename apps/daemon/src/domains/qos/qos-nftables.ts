@@ -4,7 +4,7 @@ import { WAN_MARK_MASK } from '../network/network-plan.js';
 import type { NftChainDeclaration, NftSetDeclaration, RulesetPart } from '../network/network-ruleset-parts.js';
 import { cidr4, hex32, identifier, ipv4, mac } from '../network/network-syntax.js';
 import { ispNetworks, type QosConfig } from './qos-config.js';
-import { CLASS_MINOR, MAC_USER_SHIFT, slotClass, type QosPlan, type QosUser, type QosWindow } from './qos-plan.js';
+import { CLASS_MINOR, DOWNLOAD_CODE_MASK, downloadCode, MAC_USER_SHIFT, slotClass, type QosPlan, type QosUser, type QosWindow } from './qos-plan.js';
 import { classId, nftClock, nftDays } from './qos-syntax.js';
 
 /**
@@ -38,8 +38,11 @@ function ispSet(group: string): string {
   return identifier(`qos_isp_${group}`);
 }
 
-/** Runtime maps a hotspot fills with per-client limits (qos-client-limits.ts). */
-export const CLIENT_MAPS = { up: 'qos_client_up', down: 'qos_client_down' } as const;
+/**
+ * Runtime maps features fill with per-client limits (qos-client-limits.ts): the upload class,
+ * and the download class (`lan`) or the download code of the client's connections (`ifb`).
+ */
+export const CLIENT_MAPS = { up: 'qos_client_up', down: 'qos_client_down', downCode: 'qos_client_down_code' } as const;
 
 function mapName(kind: 'up' | 'down' | 'macup' | 'macdown', window: QosWindow, state: 'in' | 'out'): string {
   return `qos_${kind}_${window.index}_${state}`;
@@ -98,40 +101,71 @@ function classRules(config: QosConfig, direction: 'up' | 'down'): string[] {
   return rules;
 }
 
-/** The per-window user maps and the rules that consult them. */
+/**
+ * The per-window user maps and the rules that consult them. `lan`: the download maps are keyed
+ * by the LAN address (or the MAC user's number in the connection mark) and give the packet
+ * mark of the class, read on the download packets. `ifb`: they are keyed like the upload ones
+ * and give the connection's download code, read on the upload packets (see qos-plan.ts).
+ */
 function userMaps(plan: QosPlan): { sets: NftSetDeclaration[]; up: string[]; down: string[]; macUsers: string[] } {
   const sets: NftSetDeclaration[] = [];
   const up: string[] = [];
   const down: string[] = [];
   const macUsers: string[] = [];
-  for (const user of plan.users) if (user.macNumber !== undefined) macUsers.push(`${mac(user.key)} : ${hex32(user.macNumber << MAC_USER_SHIFT >>> 0)}`);
+  const ifb = plan.download === 'ifb';
+  if (!ifb) for (const user of plan.users) if (user.macNumber !== undefined) macUsers.push(`${mac(user.key)} : ${hex32(user.macNumber << MAC_USER_SHIFT >>> 0)}`);
   for (const window of plan.windows) {
     const users = plan.users.filter((u) => u.window === window);
     for (const state of ['in', 'out'] as const) {
       const slotOf = (u: QosUser) => (state === 'in' ? u.insideSlot : u.outsideSlot);
       const rate = (u: QosUser, dir: 'up' | 'down') => (state === 'in' ? u[dir].inside : u[dir].outside);
       const element = (u: QosUser, key: string) => `${key} : ${hex32(slotClass(slotOf(u)!).mark)}`;
+      const codeElement = (u: QosUser, key: string) => `${key} : ${hex32(downloadCode({ slot: slotOf(u)! }))}`;
+      const downKey = (u: QosUser) => (ifb ? mac(u.key) : hex32(u.macNumber! << MAC_USER_SHIFT >>> 0));
+      const downElement = ifb ? codeElement : element;
       const maps = {
         up: users.filter((u) => u.kind === 'ip' && rate(u, 'up') > 0).map((u) => element(u, ipv4(u.key))),
-        down: users.filter((u) => u.kind === 'ip' && rate(u, 'down') > 0).map((u) => element(u, ipv4(u.key))),
+        down: users.filter((u) => u.kind === 'ip' && rate(u, 'down') > 0).map((u) => downElement(u, ipv4(u.key))),
         macup: users.filter((u) => u.kind === 'mac' && rate(u, 'up') > 0).map((u) => element(u, mac(u.key))),
-        macdown: users.filter((u) => u.kind === 'mac' && rate(u, 'down') > 0).map((u) => element(u, hex32(u.macNumber! << MAC_USER_SHIFT >>> 0))),
+        macdown: users.filter((u) => u.kind === 'mac' && rate(u, 'down') > 0).map((u) => downElement(u, downKey(u))),
       };
       const matches = state === 'in' ? [insideMatch(window)] : outsideMatches(window);
       if (state === 'out' && window.always) continue;
-      const types = { up: 'ipv4_addr : mark', down: 'ipv4_addr : mark', macup: 'ether_addr : mark', macdown: 'mark : mark' };
-      const keys = { up: 'ip saddr', down: 'ip daddr', macup: 'ether saddr', macdown: `ct mark & ${hex32(0xffff0000)}` };
+      const types = { up: 'ipv4_addr : mark', down: 'ipv4_addr : mark', macup: 'ether_addr : mark', macdown: ifb ? 'ether_addr : mark' : 'mark : mark' };
+      const keys = { up: 'ip saddr', down: ifb ? 'ip saddr' : 'ip daddr', macup: 'ether saddr', macdown: ifb ? 'ether saddr' : `ct mark & ${hex32(DOWNLOAD_CODE_MASK)}` };
       for (const kind of ['up', 'down', 'macup', 'macdown'] as const) {
         if (maps[kind].length === 0) continue;
         const name = mapName(kind, window, state);
         sets.push({ name, kind: 'map', type: types[kind], elements: maps[kind] });
         const target = kind === 'up' || kind === 'macup' ? up : down;
         // The mark picks the user's class (qos-tc.ts); no priority, so HTB consults its filter.
-        for (const match of matches) target.push(`${match ? `${match} ` : ''}meta mark set ${keys[kind]} map @${name} meta priority set none`);
+        // A download code is only a value on its way to the connection mark.
+        const then = ifb && target === down ? '' : ' meta priority set none';
+        for (const match of matches) target.push(`${match ? `${match} ` : ''}meta mark set ${keys[kind]} map @${name}${then}`);
       }
     }
   }
   return { sets, up, down, macUsers };
+}
+
+/**
+ * `ifb`: the rules, run on every packet from the LAN after its upload class is known, that
+ * write its connection's download code to the connection mark's bits 16-31 (qos-plan.ts): the
+ * class (the port and domain rules' matches are the same seen from either end), then a
+ * limited user's slot, then a hotspot client's class. The code is put together in the packet
+ * mark, which routing no longer needs here, with the WAN bits of the connection mark kept.
+ */
+function downloadCodeRules(network: NetworkPlan, userRules: readonly string[]): string[] {
+  const codes = QOS_CLASSES.map((target) => `${classId(CLASS_MINOR[target])} : ${hex32(downloadCode({ minor: CLASS_MINOR[target] }))}`);
+  const wanBits = hex32(WAN_MARK_MASK);
+  return [
+    `meta mark set meta priority map { ${codes.join(', ')} }`,
+    ...userRules,
+    `meta mark set ip saddr map @${CLIENT_MAPS.downCode}`,
+    ...(network.multiWan ? network.wans.map((w) => `ct mark & ${wanBits} == ${hex32(w.mark)} meta mark set meta mark | ${hex32(w.mark)}`) : []),
+    'ct mark set meta mark',
+    'meta mark set 0x00000000',
+  ];
 }
 
 /** `ct mark` and packet mark of a WAN, for a new connection the routing rules send there. */
@@ -185,7 +219,8 @@ export function renderQosPart(config: QosConfig, plan: QosPlan, network: Network
   const timeout = { type: 'ipv4_addr', flags: ['timeout'], extra: [`timeout ${DOMAIN_SET_TIMEOUT}`], runtime: true };
   for (const target of QOS_CLASSES) sets.push({ name: domainClassSet(target), ...timeout });
   for (const wan of network.wans) sets.push({ name: routeSet(wan), ...timeout });
-  for (const name of Object.values(CLIENT_MAPS)) sets.push({ name, kind: 'map', type: 'ipv4_addr : classid', runtime: true });
+  for (const name of [CLIENT_MAPS.up, CLIENT_MAPS.down]) sets.push({ name, kind: 'map', type: 'ipv4_addr : classid', runtime: true });
+  sets.push({ name: CLIENT_MAPS.downCode, kind: 'map', type: 'ipv4_addr : mark', runtime: true });
 
   if (plan.enabled) {
     const maps = userMaps(plan);
@@ -198,23 +233,22 @@ export function renderQosPart(config: QosConfig, plan: QosPlan, network: Network
         rules: ['iifname @lan_ifaces ct state new ct mark set ether saddr map @qos_mac_user'],
       });
     }
-    chains.push(
-      { name: 'qos_up_class', rules: classRules(config, 'up') },
-      { name: 'qos_down_class', rules: classRules(config, 'down') },
-      {
-        name: 'qos_upload',
-        rules: [`meta priority set ${classId(CLASS_MINOR.normal)}`, 'jump qos_up_class', ...maps.up, `meta priority set ip saddr map @${CLIENT_MAPS.up}`],
-      },
-      {
+    const ifb = plan.download === 'ifb';
+    const upload = [`meta priority set ${classId(CLASS_MINOR.normal)}`, 'jump qos_up_class'];
+    if (ifb) upload.push(...downloadCodeRules(network, maps.down));
+    upload.push(...maps.up, `meta priority set ip saddr map @${CLIENT_MAPS.up}`);
+    const classify = ['iifname @lan_ifaces oifname @wan_ifaces jump qos_upload'];
+    chains.push({ name: 'qos_up_class', rules: classRules(config, 'up') });
+    if (!ifb) chains.push({ name: 'qos_down_class', rules: classRules(config, 'down') });
+    chains.push({ name: 'qos_upload', rules: upload });
+    if (!ifb) {
+      chains.push({
         name: 'qos_download',
         rules: [`meta priority set ${classId(CLASS_MINOR.normal)}`, 'jump qos_down_class', ...maps.down, `meta priority set ip daddr map @${CLIENT_MAPS.down}`],
-      },
-      {
-        name: 'qos_classify',
-        base: QOS_PRIORITY_HOOK,
-        rules: ['iifname @lan_ifaces oifname @wan_ifaces jump qos_upload', 'iifname @wan_ifaces oifname @lan_ifaces jump qos_download'],
-      },
-    );
+      });
+      classify.push('iifname @wan_ifaces oifname @lan_ifaces jump qos_download');
+    }
+    chains.push({ name: 'qos_classify', base: QOS_PRIORITY_HOOK, rules: classify });
   }
 
   if (network.multiWan) {

@@ -1,12 +1,15 @@
 import { clockMinutes, LINE_SPEED_DEFAULT_KBIT, QOS_CLASSES, usernetAddresses, WEEKDAYS, type QosClass, type Weekday } from '@portico/schema';
-import { lanSideOf, type NetworkPlan } from '../network/network-plan.js';
+import { lanSideOf, type NetworkPlan, type WanPlan } from '../network/network-plan.js';
 import type { QosConfig } from './qos-config.js';
 
 /**
  * How Smart QoS maps onto the kernel, worked out once so the nftables part and the tc script
  * name the same classes:
- * - every WAN's egress (upload) and every LAN-side device's egress (download) gets an HTB
- *   tree `1:` with the line class `1:1` and the four priority classes `1:10`…`1:40`;
+ * - every WAN's egress (upload) and the download side get an HTB tree `1:` with the line class
+ *   `1:1` and the four priority classes `1:10`…`1:40`. The download side is, where the kernel
+ *   can (`ifb` below), an IFB device per WAN that the WAN's ingress is redirected to, shaped
+ *   to that WAN's download rate; elsewhere every LAN-side device's egress (`lan`), shaped to
+ *   the sum of the WANs' download rates;
  * - every address (or MAC) a bandwidth rule limits gets a leaf class of its own per window
  *   state (inside / outside its weekly window): its slot. Slots live 64 to a bucket: bucket
  *   `b` is the class `1:<1000+b>` holding a nested HTB qdisc `<100+b>:` whose classes are the
@@ -18,9 +21,18 @@ import type { QosConfig } from './qos-config.js';
  *   keyed by address, read by one fixed classic-BPF filter per qdisc (`bucketFilter`): one
  *   lookup per packet whatever the number of rules. Maps are grouped by time window, so the
  *   rules that pick the inside or outside class grow with the number of distinct windows.
- * - a MAC rule's download traffic is recognised by its connection: the connection mark's bits
- *   16-31 carry the MAC user's number, set on the first packet from the LAN.
+ * - `lan`: a MAC rule's download traffic is recognised by its connection: the connection
+ *   mark's bits 16-31 carry the MAC user's number, set on the first packet from the LAN.
+ * - `ifb`: a packet arriving on a WAN still has the WAN's address (NAT is undone later), so its
+ *   class comes from its connection: every packet from the LAN writes the download class of
+ *   its connection (`downloadCode`) in the connection mark's bits 16-31, and the WAN's ingress
+ *   filter copies them to the packet mark (tc `ctinfo cpmark`) before redirecting the packet
+ *   to the IFB device, whose filters read the code. Written on every packet, so a connection
+ *   follows a time window's change as the upload does.
  */
+
+/** Where download traffic is shaped (see above). */
+export type QosDownloadShaping = 'ifb' | 'lan';
 
 export const CLASS_MINOR: Readonly<Record<QosClass, number>> = { priority: 0x10, express: 0x20, normal: 0x30, bulk: 0x40 };
 /** Share of the line each class is guaranteed; the rest is lent in class order. */
@@ -39,11 +51,31 @@ export const USER_SLOTS = 0x7f00;
 /** Minors from here on are left to per-client limits added at run time (hotspot). */
 export const CLIENT_MINOR_FIRST = 0x8000;
 export const CLIENT_MINOR_LAST = 0xfffe;
+/** Connection-mark bits carrying a download code (`ifb`) or a MAC user's number (`lan`). */
+export const DOWNLOAD_CODE_MASK = 0xffff0000;
+export const DOWNLOAD_CODE_SHIFT = 16;
+/** Download codes from here on are user slots (`SLOT_CODE_FIRST + slot`); below, a class minor of the root tree. */
+export const SLOT_CODE_FIRST = 0x100;
 /** Connection-mark bits carrying a MAC user's number. */
 export const MAC_USER_MASK = 0xffff0000;
 export const MAC_USER_SHIFT = 16;
 
 export class QosBudgetError extends Error {}
+
+/**
+ * The download code of a connection (`ifb`), in the connection mark's bits 16-31: a priority
+ * class or a hotspot client's minor in the root tree as it is, or a user's slot offset by
+ * `SLOT_CODE_FIRST` (slots stay below `USER_SLOTS`, so codes stay below the client minors).
+ */
+export function downloadCode(target: { minor: number } | { slot: number }): number {
+  const code = 'slot' in target ? SLOT_CODE_FIRST + target.slot : target.minor;
+  return (code << DOWNLOAD_CODE_SHIFT) >>> 0;
+}
+
+/** The IFB device a WAN's ingress is redirected to (`ifb`). */
+export function ifbDevice(wan: Pick<WanPlan, 'index'>): string {
+  return `qifb${wan.index}`;
+}
 
 export interface SlotClass {
   bucket: number;
@@ -92,6 +124,8 @@ export interface QosUser {
 export interface QosDevicePlan {
   device: string;
   direction: 'up' | 'down';
+  /** `ifb`: the WAN whose ingress is redirected to this device. */
+  ingressOf?: string;
   /** Line rate in kbit/s. */
   rate: number;
   /** Unclassified traffic: the Normal class on a WAN; passed unshaped on the LAN side (local traffic). */
@@ -100,6 +134,7 @@ export interface QosDevicePlan {
 
 export interface QosPlan {
   enabled: boolean;
+  download: QosDownloadShaping;
   windows: QosWindow[];
   users: QosUser[];
   devices: QosDevicePlan[];
@@ -111,10 +146,12 @@ function windowKey(days: readonly string[], start: string, stop: string): string
   return `${days.join(',')}|${start}|${stop}`;
 }
 
-export function planQos(config: QosConfig, network: NetworkPlan): QosPlan {
+export function planQos(config: QosConfig, network: NetworkPlan, download: QosDownloadShaping = 'lan'): QosPlan {
   const lanDevices = [...new Set(network.lanSides.map((s) => s.device))];
-  const ownedDevices = [...new Set([...network.wans.map((w) => w.l3), ...lanDevices])];
-  if (!config.base.qos) return { enabled: false, windows: [], users: [], devices: [], ownedDevices };
+  // Both download sides are owned whichever is used, so a change of side leaves the other clean.
+  const ifbDevices = download === 'ifb' ? network.wans.map(ifbDevice) : [];
+  const ownedDevices = [...new Set([...network.wans.map((w) => w.l3), ...ifbDevices, ...lanDevices])];
+  if (!config.base.qos) return { enabled: false, download, windows: [], users: [], devices: [], ownedDevices };
 
   const speedOf = new Map(config.loadBalance.map((row) => [row.interface, row]));
   const devices: QosDevicePlan[] = network.wans.map((wan) => ({
@@ -123,8 +160,14 @@ export function planQos(config: QosConfig, network: NetworkPlan): QosPlan {
     rate: speedOf.get(wan.name)?.upbandwidth ?? LINE_SPEED_DEFAULT_KBIT,
     defaultMinor: CLASS_MINOR.normal,
   }));
-  const downTotal = network.wans.reduce((sum, wan) => sum + (speedOf.get(wan.name)?.downbandwidth ?? LINE_SPEED_DEFAULT_KBIT), 0);
-  for (const device of lanDevices) devices.push({ device, direction: 'down', rate: Math.max(downTotal, 1), defaultMinor: 0 });
+  const downOf = (wan: WanPlan) => speedOf.get(wan.name)?.downbandwidth ?? LINE_SPEED_DEFAULT_KBIT;
+  if (download === 'ifb') {
+    // Everything an IFB device carries came in through its WAN: unclassified traffic is Normal.
+    for (const wan of network.wans) devices.push({ device: ifbDevice(wan), direction: 'down', ingressOf: wan.l3, rate: downOf(wan), defaultMinor: CLASS_MINOR.normal });
+  } else {
+    const downTotal = network.wans.reduce((sum, wan) => sum + downOf(wan), 0);
+    for (const device of lanDevices) devices.push({ device, direction: 'down', rate: Math.max(downTotal, 1), defaultMinor: 0 });
+  }
 
   const windows = new Map<string, QosWindow>();
   const windowOf = (rule: { weekdays: readonly string[]; timestart: string; timestop: string }): QosWindow => {
@@ -176,7 +219,7 @@ export function planQos(config: QosConfig, network: NetworkPlan): QosPlan {
   }
   for (const rule of config.macRules) if (rule.enabled) addUser('mac', rule.usernet.toLowerCase(), rule, lanDevices);
 
-  return { enabled: true, windows: [...windows.values()], users, devices, ownedDevices };
+  return { enabled: true, download, windows: [...windows.values()], users, devices, ownedDevices };
 }
 
 export { QOS_CLASSES };

@@ -6,8 +6,12 @@ import {
   CLASS_MINOR,
   CLASS_PRIO,
   CLASS_SHARE,
+  DOWNLOAD_CODE_MASK,
   LINE_MINOR,
+  SLOT_CODE_FIRST,
+  SLOT_MINOR_FIRST,
   slotClass,
+  BUCKET_SLOTS,
   type QosDevicePlan,
   type QosPlan,
   type QosUser,
@@ -15,9 +19,12 @@ import {
 import { classId, kbit } from './qos-syntax.js';
 
 /**
- * The traffic-control script of Smart QoS, run with `tc -batch`. Each device it owns is
- * announced by a `# reset <device>` line: the driver deletes that device's root qdisc first,
- * so a device QoS no longer shapes is left clean and every load starts from nothing.
+ * The traffic-control script of Smart QoS, run with `tc -batch`. Comment lines tell the
+ * driver what to do around it (`qosScriptDirectives`):
+ * - `# reset <device>`: a device the script owns; its root and ingress qdiscs are deleted
+ *   first, so a device QoS no longer shapes is left clean and every load starts from nothing;
+ * - `# ifb <device>`: an IFB device to create (and bring up) before the script runs;
+ * - `# upload <device>` / `# download <device>`: the trees the traffic charts read.
  *
  * The priority classes are chosen by `skb->priority`, which HTB reads directly; a limited
  * user's class by the packet mark, read by one classic-BPF filter per qdisc (see qos-plan.ts):
@@ -54,6 +61,44 @@ const ROOT_FILTER_PROGRAM = [
 /** A bucket's qdisc: the mark is the class id itself. */
 const BUCKET_FILTER_PROGRAM = [LOAD_MARK, '22 0 0 0'];
 
+/**
+ * An IFB device's root tree: the packet mark holds the connection's download code in bits
+ * 16-31 (qos-plan.ts `downloadCode`). 0: no match (the default class); a user slot's code:
+ * its bucket's class; any other code is a class minor of the root tree.
+ */
+const IFB_ROOT_FILTER_PROGRAM = [
+  LOAD_MARK,
+  '116 0 0 16', // A >>= 16: the code
+  '21 8 0 0', // A == 0: return 0
+  '53 5 0 32768', // A >= the first client minor: class 1:A
+  `53 0 4 ${SLOT_CODE_FIRST}`, // A < the first slot code: class 1:A
+  `20 0 0 ${SLOT_CODE_FIRST}`, // A -= first slot code: the slot
+  '116 0 0 6', // A /= 64 slots a bucket
+  `4 0 0 ${0x10000 + BUCKET_MINOR_FIRST}`, // A += 1:0 + first bucket minor
+  '22 0 0 0', // return A
+  '4 0 0 65536', // A += 1:0
+  '22 0 0 0', // return A
+  '6 0 0 0', // return 0
+];
+/** An IFB device's bucket qdisc: the slot in the code gives the class `<major>:<minor>` (slotClass). */
+const IFB_BUCKET_FILTER_PROGRAM = [
+  LOAD_MARK,
+  '116 0 0 16', // A >>= 16
+  `20 0 0 ${SLOT_CODE_FIRST}`, // A -= first slot code: the slot
+  '7 0 0 0', // X = A
+  '116 0 0 6', // A /= 64: the bucket
+  `4 0 0 ${BUCKET_MAJOR_FIRST}`, // A += first major
+  '100 0 0 16', // A <<= 16
+  '2 0 0 0', // M[0] = A
+  '135 0 0 0', // A = X
+  `84 0 0 ${BUCKET_SLOTS - 1}`, // A &= 63
+  `4 0 0 ${SLOT_MINOR_FIRST}`, // A += first slot minor
+  '7 0 0 0', // X = A
+  '96 0 0 0', // A = M[0]
+  '12 0 0 0', // A += X
+  '22 0 0 0', // return A
+];
+
 function bpfFilter(dev: string, parent: string, program: readonly string[]): string {
   return `filter add dev ${dev} parent ${parent} protocol all prio 1 bpf bytecode "${program.length},${program.join(',')}"`;
 }
@@ -62,7 +107,8 @@ function bpfFilter(dev: string, parent: string, program: readonly string[]): str
 function userClasses(devicePlan: QosDevicePlan, users: readonly QosUser[]): Map<number, Array<{ id: string; rate: number }>> {
   const buckets = new Map<number, Array<{ id: string; rate: number }>>();
   for (const user of users) {
-    if (devicePlan.direction === 'down' && !user.lanDevices.includes(devicePlan.device)) continue;
+    // A user's download comes through any WAN (IFB) but only to the LAN side it lives on.
+    if (devicePlan.direction === 'down' && devicePlan.ingressOf === undefined && !user.lanDevices.includes(devicePlan.device)) continue;
     const limits = user[devicePlan.direction];
     const slots: Array<[number | undefined, number]> = [
       [user.insideSlot, limits.inside],
@@ -91,7 +137,8 @@ export function deviceTreeLines(plan: QosDevicePlan, users: readonly QosUser[] =
     const share = Math.max(1, Math.floor(plan.rate * CLASS_SHARE[target]));
     lines.push(htbClass(dev, line, classId(CLASS_MINOR[target]), share, plan.rate, CLASS_PRIO[target]));
   }
-  lines.push(bpfFilter(dev, '1:', ROOT_FILTER_PROGRAM));
+  const ifb = plan.ingressOf !== undefined;
+  lines.push(bpfFilter(dev, '1:', ifb ? IFB_ROOT_FILTER_PROGRAM : ROOT_FILTER_PROGRAM));
   for (const [bucket, classes] of [...userClasses(plan, users)].sort((a, b) => a[0] - b[0])) {
     const major = `${(BUCKET_MAJOR_FIRST + bucket).toString(16)}:`;
     // The bucket is guaranteed what its users are (up to the line) and may borrow the line.
@@ -99,23 +146,53 @@ export function deviceTreeLines(plan: QosDevicePlan, users: readonly QosUser[] =
     lines.push(
       htbClass(dev, line, classId(BUCKET_MINOR_FIRST + bucket), guaranteed, plan.rate, CLASS_PRIO.normal),
       `qdisc add dev ${dev} parent ${classId(BUCKET_MINOR_FIRST + bucket)} handle ${major} htb r2q 10`,
-      bpfFilter(dev, major, BUCKET_FILTER_PROGRAM),
+      bpfFilter(dev, major, ifb ? IFB_BUCKET_FILTER_PROGRAM : BUCKET_FILTER_PROGRAM),
     );
     for (const { id, rate } of classes) lines.push(htbClass(dev, major, id, rate, rate, CLASS_PRIO.normal));
   }
   return lines;
 }
 
+/**
+ * A WAN's ingress goes to its IFB device: `ctinfo` copies the connection mark's download code
+ * to the packet mark (it finds the connection itself: conntrack has not seen the packet yet),
+ * then `mirred` hands the packet to the IFB device's tree, which sends it on into the stack.
+ */
+export function ingressRedirectLines(wan: string, ifb: string): string[] {
+  const dev = device(wan);
+  return [
+    `qdisc add dev ${dev} handle ffff: ingress`,
+    `filter add dev ${dev} parent ffff: protocol all prio 1 u32 match u32 0 0 action ctinfo cpmark 0x${DOWNLOAD_CODE_MASK.toString(16)} action mirred egress redirect dev ${device(ifb)}`,
+  ];
+}
+
 export function renderQosTc(plan: QosPlan): string {
   const out = ['# Portico Smart QoS traffic control. Generated; changes are overwritten.'];
   for (const dev of plan.ownedDevices) out.push(`# reset ${device(dev)}`);
-  for (const devicePlan of plan.devices) out.push(...deviceTreeLines(devicePlan, plan.users));
+  for (const devicePlan of plan.devices) {
+    if (devicePlan.ingressOf !== undefined) out.push(`# ifb ${device(devicePlan.device)}`);
+    out.push(`# ${devicePlan.direction === 'up' ? 'upload' : 'download'} ${device(devicePlan.device)}`);
+  }
+  for (const devicePlan of plan.devices) {
+    out.push(...deviceTreeLines(devicePlan, plan.users));
+    // The redirect comes after the IFB's tree, so no packet reaches a device without one.
+    if (devicePlan.ingressOf !== undefined) out.push(...ingressRedirectLines(devicePlan.ingressOf, devicePlan.device));
+  }
   return `${out.join('\n')}\n`;
 }
 
-/** Devices a tc script resets before it runs (its `# reset <device>` lines). */
-export function tcResetDevices(content: string): string[] {
-  return [...content.matchAll(/^# reset ([A-Za-z0-9._-]{1,15})$/gm)].map((m) => m[1]!);
+export interface QosScriptDirectives {
+  reset: string[];
+  ifb: string[];
+  upload: string[];
+  download: string[];
+}
+
+/** What a tc script's comment lines ask of the driver (see the top of this file). */
+export function qosScriptDirectives(content: string): QosScriptDirectives {
+  const out: QosScriptDirectives = { reset: [], ifb: [], upload: [], download: [] };
+  for (const m of content.matchAll(/^# (reset|ifb|upload|download) ([A-Za-z0-9._-]{1,15})$/gm)) out[m[1] as keyof QosScriptDirectives].push(m[2]!);
+  return out;
 }
 
 const CLASS_LINE = /^class add dev (\S+) parent (\S+) classid (\S+) htb /;
