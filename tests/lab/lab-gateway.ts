@@ -6,7 +6,7 @@ import { networkInterface, writeSchema, type AnyEntity } from '@portico/schema';
 import { runCommand, type CommandRunner } from '../../apps/daemon/src/engine/command-runner.js';
 import { createLinuxApplier } from '../../apps/daemon/src/config/apply-linux.js';
 import { DomainRegistry } from '../../apps/daemon/src/config/config-domains.js';
-import type { ConfigApplier, ConfigSnapshot } from '../../apps/daemon/src/config/config-types.js';
+import type { ConfigApplier, ConfigDomain, ConfigSnapshot } from '../../apps/daemon/src/config/config-types.js';
 import { systemDomains } from '../../apps/daemon/src/config/system-domains.js';
 import { createLab, inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
 
@@ -34,13 +34,13 @@ export interface LabGateway {
  * under a throwaway system root, commands and dnsmasq inside the gateway namespace, and an
  * HTTP server upstream.
  */
-export function createLabGateway(options: { clients?: number; httpServer?: boolean } = {}): LabGateway {
+export function createLabGateway(options: { clients?: number; httpServer?: boolean; domains?: (root: string) => ConfigDomain[] } = {}): LabGateway {
   const lab = createLab({ clients: options.clients ?? 2 });
   const root = mkdtempSync(join(tmpdir(), 'portico-lab-root-'));
   const webRoot = mkdtempSync(join(tmpdir(), 'portico-lab-www-'));
   writeFileSync(join(webRoot, 'index.html'), 'upstream-ok\n');
   const inGateway: CommandRunner = (argv, opts) => runCommand(['ip', 'netns', 'exec', lab.gw, ...argv], opts);
-  const domains = new DomainRegistry(systemDomains({ port: 8080, systemRoot: root, driver: 'linux' }));
+  const domains = new DomainRegistry(options.domains?.(root) ?? systemDomains({ port: 8080, systemRoot: root, driver: 'linux' }));
   const applier = createLinuxApplier({
     root,
     run: inGateway,
