@@ -16,7 +16,8 @@ import { renderClientLimitRemoval, renderClientLimits } from '../src/domains/qos
 import { shapedDevices } from '../src/domains/qos/qos-flow.js';
 import { checkRendered } from './network-checker-run.js';
 import { recreatingSets, staleDeclaredSets } from '../src/config/nft-runtime-sets.js';
-import { runCommand } from '../src/engine/command-runner.js';
+import { runCommand, type CommandRunner } from '../src/engine/command-runner.js';
+import { ActivationError, createLinuxActivator } from '../src/drivers/linux/linux-activate.js';
 import { FULL_QOS, manyIpRules, qosSnapshot } from './qos-fixture.js';
 
 /**
@@ -217,6 +218,36 @@ describe('IFB download shaping: traffic control', () => {
     } finally {
       await execa('ip', ['netns', 'del', ns], { reject: false });
     }
+  });
+});
+
+describe('IFB download shaping: the linux driver', () => {
+  const script = fileOf(qosSnapshot(FULL_QOS), QOS_FILES.tc, qos);
+  const recorder = (failing?: string) => {
+    const calls: string[] = [];
+    const run: CommandRunner = async (argv) => {
+      calls.push(argv.join(' '));
+      const failed = failing !== undefined && argv.join(' ') === failing;
+      return { exitCode: failed ? 1 : 0, stdout: '', stderr: failed ? 'Cannot find device' : '' };
+    };
+    return { calls, run };
+  };
+
+  it('clears both qdiscs of every owned device, makes and raises the IFB devices, then loads the script', async () => {
+    const { calls, run } = recorder();
+    await createLinuxActivator({ root: work, run }).activate([{ target: QOS_FILES.tc, content: script, check: 'tc' }]);
+    expect(calls.slice(0, 4)).toEqual(['tc qdisc del dev wan1 root', 'tc qdisc del dev wan1 ingress', 'tc qdisc del dev wan2 root', 'tc qdisc del dev wan2 ingress']);
+    expect(calls).toContain('tc qdisc del dev br-lan ingress');
+    const made = calls.indexOf('ip link add name qifb1 type ifb');
+    expect(made).toBeGreaterThan(calls.indexOf('tc qdisc del dev br-lan root'));
+    expect(calls[made + 1]).toBe('ip link set dev qifb1 up');
+    expect(calls.at(-1)).toBe(`tc -batch ${join(work, QOS_FILES.tc)}`);
+  });
+
+  it('stops before the script when an IFB device cannot be raised', async () => {
+    const { calls, run } = recorder('ip link set dev qifb2 up');
+    await expect(createLinuxActivator({ root: work, run }).activate([{ target: QOS_FILES.tc, content: script, check: 'tc' }])).rejects.toBeInstanceOf(ActivationError);
+    expect(calls.some((c) => c.startsWith('tc -batch'))).toBe(false);
   });
 });
 
