@@ -2,12 +2,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { dhcpServer, networkInterface, writeSchema, type AnyEntity } from '@portico/schema';
+import { dhcpServer, networkInterface, qosIpRule, writeSchema, type AnyEntity } from '@portico/schema';
 import { createOpenwrtApplier } from '../src/config/apply-openwrt.js';
 import { DomainRegistry } from '../src/config/config-domains.js';
 import type { ConfigApplier, ConfigSnapshot } from '../src/config/config-types.js';
 import type { CommandRunner } from '../src/engine/command-runner.js';
 import { networkDomain } from '../src/domains/network/network-domain.js';
+import { qosDomain } from '../src/domains/qos/qos-domain.js';
 import { parseUci } from '../src/drivers/openwrt/uci-format.js';
 import { readSettings } from '../src/settings.js';
 
@@ -92,5 +93,37 @@ describe('optional OpenWrt packages', () => {
     commands = [];
     await applier.apply(['network'], snapshot(100), { full: true });
     expect(commands).toContainEqual(['/etc/init.d/mwan3', 'reload']);
+  });
+});
+
+describe('Smart QoS on OpenWrt', () => {
+  const withQos = (rate: number): ConfigSnapshot => ({
+    ...snapshot(100),
+    qosBase: [{ id: '', data: { qos: true, qosmode: 'custom', p2pblock: false, balance: false } }],
+    qosIpRule: [row(qosIpRule, 'r1', { name: 'desk', usernet: '192.168.11.20', upspeed1: rate, downspeed1: rate })],
+  });
+
+  test('a changed script is loaded whole like on linux: the owned devices cleared, then tc -batch, so changed classes take effect', async () => {
+    const qosApplier = createOpenwrtApplier({ root, run, domains: new DomainRegistry([qosDomain({ driver: 'openwrt' })]) });
+    await qosApplier.apply(['qos'], withQos(2000));
+    expect(commands).toContainEqual(['tc', 'qdisc', 'del', 'dev', 'eth1', 'root']);
+    expect(commands).toContainEqual(['tc', 'qdisc', 'del', 'dev', 'eth0', 'ingress']);
+    expect(commands.at(-1)).toEqual(['tc', '-batch', '/etc/portico/qos.tc']);
+    expect(commands.some((c) => c.includes('-force'))).toBe(false);
+    commands = [];
+    await qosApplier.apply(['qos'], withQos(2000));
+    expect(commands).toEqual([]);
+    await qosApplier.apply(['qos'], withQos(3000));
+    expect(commands.at(-1)).toEqual(['tc', '-batch', '/etc/portico/qos.tc']);
+    expect(readFileSync(join(root, 'etc/portico/qos.tc'), 'utf8')).toContain('rate 3000kbit');
+  });
+
+  test('a script tc refuses fails the apply', async () => {
+    const failing = createOpenwrtApplier({
+      root,
+      run: async (argv) => ({ exitCode: argv[1] === '-batch' ? 1 : 0, stdout: '', stderr: 'Error: Specified class not found.' }),
+      domains: new DomainRegistry([qosDomain({ driver: 'openwrt' })]),
+    });
+    await expect(failing.apply(['qos'], withQos(2000))).rejects.toThrow(/class not found/);
   });
 });

@@ -4,6 +4,8 @@ import type { CommandRunner } from '../engine/command-runner.js';
 import type { DomainRegistry } from './config-domains.js';
 import type { ConfigApplier } from './config-types.js';
 import { renderAndInstall } from './apply-install.js';
+import { loadQosScript } from '../domains/qos/qos-load.js';
+import { QOS_FILES } from '../domains/qos/qos-config.js';
 
 /** The procd service that reads each UCI package, reloaded when its file changes. */
 export const OPENWRT_RELOADS: Readonly<Record<string, readonly string[]>> = {
@@ -13,10 +15,10 @@ export const OPENWRT_RELOADS: Readonly<Record<string, readonly string[]>> = {
   '/etc/sysctl.d/12-portico-conntrack.conf': ['sysctl', '-p', '/etc/sysctl.d/12-portico-conntrack.conf'],
   '/etc/config/mwan3': ['/etc/init.d/mwan3', 'reload'],
   '/etc/config/igmpproxy': ['/etc/init.d/igmpproxy', 'reload'],
-  // Smart QoS shaping: the same tc script as on linux (its lines are `replace`/`add` of our
-  // own handles; -force lets a class that exists already not stop the rest).
-  '/etc/portico/qos.tc': ['tc', '-force', '-batch', '/etc/portico/qos.tc'],
 };
+
+/** Smart QoS shaping: the same tc script as on linux, loaded whole the same way (qos-load.ts). */
+const QOS_SCRIPT = QOS_FILES.tc;
 
 /**
  * Services from optional packages: when the package is not installed (no init script) the
@@ -44,6 +46,11 @@ export function createOpenwrtApplier(options: { root: string; run: CommandRunner
       const { files, changed } = await renderAndInstall(options, domains, snapshot);
       const reloaded = new Set<string>();
       for (const file of applyOptions?.full ? files : changed) {
+        if (file.target === QOS_SCRIPT) {
+          const failure = await loadQosScript(options.run, QOS_SCRIPT, file.content);
+          if (failure !== null) throw new ReloadError(`loading ${QOS_SCRIPT} failed: ${failure}`);
+          continue;
+        }
         const reload = openwrtReloadFor(file.target);
         // Several changed files of one service (fw4's includes) reload it once.
         if (!reload || reloaded.has(reload.join(' '))) continue;

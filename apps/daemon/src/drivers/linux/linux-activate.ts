@@ -3,7 +3,8 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandRunner } from '../../engine/command-runner.js';
 import type { RenderedFile } from '../../engine/engine-types.js';
-import { qosScriptDirectives, tcDelta } from '../../domains/qos/qos-tc.js';
+import { loadQosScript } from '../../domains/qos/qos-load.js';
+import { tcDelta } from '../../domains/qos/qos-tc.js';
 
 export class ActivationError extends Error {
   constructor(
@@ -88,18 +89,8 @@ export function createLinuxActivator(options: {
         }
       }
     } else {
-      const directives = qosScriptDirectives(file.content);
-      // The devices the script owns start from nothing: their old trees (or none) go first.
-      for (const dev of directives.reset) {
-        await options.run(['tc', 'qdisc', 'del', 'dev', dev, 'root']);
-        await options.run(['tc', 'qdisc', 'del', 'dev', dev, 'ingress']);
-      }
-      for (const dev of directives.ifb) {
-        // Kept across loads: an existing one refuses the add, and is brought up all the same.
-        await options.run(['ip', 'link', 'add', 'name', dev, 'type', 'ifb']);
-        await runOrThrow(file.target, ['ip', 'link', 'set', 'dev', dev, 'up']);
-      }
-      await runOrThrow(file.target, ['tc', '-batch', path]);
+      const failure = await loadQosScript(options.run, path, file.content);
+      if (failure !== null) throw new ActivationError(file.target, failure);
     }
     liveTc.set(file.target, file.content);
   }
