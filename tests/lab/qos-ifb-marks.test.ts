@@ -7,7 +7,7 @@ import { qosConfigOf } from '../../apps/daemon/src/domains/qos/qos-config.js';
 import { downloadCode, planQos } from '../../apps/daemon/src/domains/qos/qos-plan.js';
 import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
 import { labPrerequisites } from './lab-packages.js';
-import { inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
+import { inNs, SERVER_ADDRESS, setClientAddress, type Lab } from './lab-topology.js';
 import { iperfKbit, startIperfServers, waitForIperf, type IperfServers } from './qos-iperf.js';
 
 /**
@@ -30,13 +30,6 @@ const PORT_ROUTED = 5203;
 let gateway: LabGateway;
 let lab: Lab;
 let iperf: IperfServers;
-
-function useAddress(index: number, address: string) {
-  const client = lab.clients[index]!;
-  inNs(client.ns, ['ip', 'addr', 'flush', 'dev', client.ifname]);
-  inNs(client.ns, ['ip', 'addr', 'add', `${address}/24`, 'dev', client.ifname]);
-  inNs(client.ns, ['ip', 'route', 'replace', 'default', 'via', '192.168.11.1']);
-}
 
 function snapshot() {
   return {
@@ -65,9 +58,9 @@ beforeAll(async () => {
     domains: (root) => [networkDomain({ port: 8080, systemRoot: root, driver: 'linux' }, rulesetContributors('ifb'))],
   });
   lab = gateway.lab;
-  useAddress(0, LIMITED);
-  useAddress(1, MAC_USER);
-  useAddress(2, FREE);
+  setClientAddress(lab, 0, LIMITED);
+  setClientAddress(lab, 1, MAC_USER);
+  setClientAddress(lab, 2, FREE);
   iperf = startIperfServers(lab.inet, SERVER_ADDRESS, [PORT_PRIORITY, PORT_ROUTED]);
   await gateway.apply(snapshot());
   await waitForIperf(lab.clients[2]!.ns, SERVER_ADDRESS, PORT_PRIORITY);

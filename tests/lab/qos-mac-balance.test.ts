@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { networkInterface, qosLoadBalance, qosMacRule } from '@portico/schema';
-import { inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
+import { inNs, SERVER_ADDRESS, setClientAddress, type Lab } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
 import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
 import { iperfKbit, startIperfServers, waitForIperf, type IperfServers } from './qos-iperf.js';
@@ -20,13 +20,6 @@ const PORT = 5211;
 let gateway: LabGateway;
 let lab: Lab;
 let iperf: IperfServers;
-
-function useAddress(index: number, address: string) {
-  const client = lab.clients[index]!;
-  inNs(client.ns, ['ip', 'addr', 'flush', 'dev', client.ifname]);
-  inNs(client.ns, ['ip', 'addr', 'add', `${address}/24`, 'dev', client.ifname]);
-  inNs(client.ns, ['ip', 'route', 'replace', 'default', 'via', '192.168.11.1']);
-}
 
 function snapshot(balance: boolean, isps: { wan1?: string; wan2?: string } = {}) {
   return {
@@ -47,8 +40,8 @@ function snapshot(balance: boolean, isps: { wan1?: string; wan2?: string } = {})
 beforeAll(async () => {
   gateway = createLabGateway({ clients: 2 });
   lab = gateway.lab;
-  useAddress(0, '192.168.11.10');
-  useAddress(1, '192.168.11.11');
+  setClientAddress(lab, 0, '192.168.11.10');
+  setClientAddress(lab, 1, '192.168.11.11');
   iperf = startIperfServers(lab.inet, SERVER_ADDRESS, [PORT]);
   await gateway.apply(snapshot(false));
   await waitForIperf(lab.clients[1]!.ns, SERVER_ADDRESS, PORT);

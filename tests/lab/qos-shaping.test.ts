@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { networkInterface, qosBase, qosDomainRule, qosIpRule, qosLoadBalance, qosPortRule } from '@portico/schema';
-import { inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
+import { inNs, SERVER_ADDRESS, setClientAddress, type Lab } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
 import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
 import { iperfConcurrent, iperfKbit, startIperfServers, waitForIperf, type IperfServers } from './qos-iperf.js';
@@ -28,13 +28,6 @@ let lab: Lab;
 let iperf: IperfServers;
 let dns: ChildProcess | undefined;
 const dnsDir = mkdtempSync(join(tmpdir(), 'portico-qos-dns-'));
-
-function useAddress(index: number, address: string) {
-  const client = lab.clients[index]!;
-  inNs(client.ns, ['ip', 'addr', 'flush', 'dev', client.ifname]);
-  inNs(client.ns, ['ip', 'addr', 'add', `${address}/24`, 'dev', client.ifname]);
-  inNs(client.ns, ['ip', 'route', 'replace', 'default', 'via', '192.168.11.1']);
-}
 
 const interfaces = () => [
   row(networkInterface, 'wan1', { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: '198.51.100.2', netmask: '255.255.255.0', gateway: '198.51.100.1', dns: [SERVER_ADDRESS] }),
@@ -87,8 +80,8 @@ function snapshot(extra: { windowInside?: boolean; routes?: boolean } = {}) {
 beforeAll(async () => {
   gateway = createLabGateway({ clients: 2 });
   lab = gateway.lab;
-  useAddress(0, LIMITED);
-  useAddress(1, FREE);
+  setClientAddress(lab, 0, LIMITED);
+  setClientAddress(lab, 1, FREE);
   // An upstream name server: video.example.com is the upstream server's address.
   dns = spawn(
     'ip',

@@ -9,6 +9,7 @@ import { conntrackDomain, CONNTRACK_FILES } from '../src/domains/firewall/firewa
 import { checkSysctl } from '../src/domains/network/network-sysctl.js';
 import { firewallSnapshot, FIREWALL_ROWS } from './firewall-fixture.js';
 import { checkRendered } from './network-checker-run.js';
+import { chainBody } from './network-fixture.js';
 
 const work = mkdtempSync(join(tmpdir(), 'portico-fw-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -18,12 +19,6 @@ const domain = networkDomain({ port: 8080, systemRoot: '/', driver: 'linux' }, [
 function ruleset(rows: Record<string, object | object[]>): string {
   const output = domain.render!(firewallSnapshot(rows));
   return output[0]!.files.find((f) => f.target === NETWORK_FILES.nftables)!.content;
-}
-
-function chainBody(text: string, name: string): string {
-  const start = text.indexOf(`chain ${name} {`);
-  expect(start, `chain ${name}`).toBeGreaterThan(-1);
-  return text.slice(start, text.indexOf('\n\t}', start));
 }
 
 describe('the firewall part of the one network ruleset', () => {

@@ -1,5 +1,6 @@
 import { ENTITIES, fieldErrors, writeSchema, type AnyEntity } from '@portico/schema';
 import type { NetworkConfig } from '../src/domains/network/network-config.js';
+import type { ConfigDomain, ConfigSnapshot } from '../src/config/config-types.js';
 
 /** Entity name of each part of NetworkConfig; singletons hold one record. */
 export const CONFIG_ENTITIES = {
@@ -148,3 +149,17 @@ export const PLAIN_LINKS: ConfigInput = {
   iptv: { enable: false },
   vpnClients: [],
 };
+
+/** The text of a chain in a rendered ruleset, up to its closing brace; throws when there is none. */
+export function chainBody(text: string, name: string): string {
+  const start = text.indexOf(`chain ${name} {`);
+  if (start < 0) throw new Error(`no chain ${name}`);
+  return text.slice(start, text.indexOf('\n\t}', start));
+}
+
+/** The content of one file a domain renders for a snapshot; throws when it renders none there. */
+export function renderedContent(domain: ConfigDomain, snapshot: ConfigSnapshot, target: string): string {
+  const file = domain.render!(snapshot).flatMap((o) => o.files).find((f) => f.target === target);
+  if (!file) throw new Error(`${target} not rendered`);
+  return file.content;
+}

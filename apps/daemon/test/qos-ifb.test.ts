@@ -14,7 +14,9 @@ import { downloadCode, planQos, slotClass } from '../src/domains/qos/qos-plan.js
 import { qosScriptDirectives } from '../src/domains/qos/qos-tc.js';
 import { renderClientLimitRemoval, renderClientLimits } from '../src/domains/qos/qos-client-limits.js';
 import { shapedDevices } from '../src/domains/qos/qos-flow.js';
+import type { ConfigSnapshot } from '../src/config/config-types.js';
 import { checkRendered } from './network-checker-run.js';
+import { chainBody, renderedContent } from './network-fixture.js';
 import { recreatingSets, staleDeclaredSets } from '../src/config/nft-runtime-sets.js';
 import { runCommand, type CommandRunner } from '../src/engine/command-runner.js';
 import { ActivationError, createLinuxActivator } from '../src/drivers/linux/linux-activate.js';
@@ -33,17 +35,7 @@ const isRoot = process.getuid?.() === 0;
 const network = networkDomain({ port: 8080, systemRoot: '/', driver: 'linux' }, [qosRulesetContributor('ifb')]);
 const qos = qosDomain({ driver: 'linux' }, 'ifb');
 
-function fileOf(snapshot: ReturnType<typeof qosSnapshot>, target: string, domain = network): string {
-  const file = domain.render!(snapshot).flatMap((o) => o.files).find((f) => f.target === target);
-  if (!file) throw new Error(`${target} not rendered`);
-  return file.content;
-}
-
-function chainBody(text: string, name: string): string {
-  const start = text.indexOf(`chain ${name} {`);
-  expect(start, `chain ${name}`).toBeGreaterThan(-1);
-  return text.slice(start, text.indexOf('\n\t}', start));
-}
+const fileOf = (snapshot: ConfigSnapshot, target: string, domain = network) => renderedContent(domain, snapshot, target);
 
 /** The classic-BPF instructions the programs use, run as the kernel would (the mark is the only input). */
 function runBpf(program: ReadonlyArray<readonly [number, number, number, number]>, mark: number): number {

@@ -13,6 +13,7 @@ import { planQos, QosBudgetError } from '../src/domains/qos/qos-plan.js';
 import { renderClientLimitRemoval, renderClientLimits } from '../src/domains/qos/qos-client-limits.js';
 import type { ConfigSnapshot } from '../src/config/config-types.js';
 import { checkRendered } from './network-checker-run.js';
+import { chainBody, renderedContent } from './network-fixture.js';
 import { FULL_QOS, manyIpRules, qosSnapshot, rowOf, TWO_WANS } from './qos-fixture.js';
 
 const work = mkdtempSync(join(tmpdir(), 'portico-qos-'));
@@ -23,17 +24,7 @@ const openwrt = networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' }
 const qos = qosDomain({ driver: 'linux' });
 const isRoot = process.getuid?.() === 0;
 
-function fileOf(snapshot: ConfigSnapshot, target: string, domain = network): string {
-  const file = domain.render!(snapshot).flatMap((o) => o.files).find((f) => f.target === target);
-  if (!file) throw new Error(`${target} not rendered`);
-  return file.content;
-}
-
-function chainBody(text: string, name: string): string {
-  const start = text.indexOf(`chain ${name} {`);
-  expect(start, `chain ${name}`).toBeGreaterThan(-1);
-  return text.slice(start, text.indexOf('\n\t}', start));
-}
+const fileOf = (snapshot: ConfigSnapshot, target: string, domain = network) => renderedContent(domain, snapshot, target);
 
 /** Golden files: written when missing or when UPDATE_GOLDEN is set, compared otherwise. */
 function golden(name: string, content: string): void {
