@@ -14,8 +14,11 @@ import { classId, nftClock, nftDays } from './qos-syntax.js';
  *   rules and the domain sets; the packet mark for a limited user from the per-window maps
  *   (routing is decided by then, so the WAN mark is no longer needed); `meta priority` again
  *   for a per-client limit (hotspot) from the run-time maps;
- * - `qos_mac_mark` (prerouting, before the network's WAN marks) records a MAC user's number
- *   in the connection mark of its new connections, so the download direction finds it;
+ * - download shaped on IFB devices (qos-plan.ts `ifb`): `qos_upload` also writes each
+ *   connection's download code to its connection mark, which the WAN's ingress reads;
+ * - download shaped on the LAN side (`lan`): `qos_download` classifies like `qos_upload`, and
+ *   `qos_mac_mark` (prerouting, before the network's WAN marks) records a MAC user's number in
+ *   the connection mark of its new connections, so the download direction finds it;
  * - `qos_route` (prerouting, after the network restored a connection's WAN) picks the WAN of
  *   a new LAN connection by port route, domain route, ISP network or load-balance weight,
  *   with the WAN marks of network-plan.ts, which the network's `ip rule fwmark` rules route;
