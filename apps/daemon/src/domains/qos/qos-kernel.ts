@@ -12,15 +12,21 @@ import type { QosDownloadShaping } from './qos-plan.js';
 export function kernelShapesIngress(paths: { sysModule?: string; modules?: string } = {}): boolean {
   const sysModule = paths.sysModule ?? '/sys/module';
   const modules = paths.modules ?? join('/lib/modules', release());
-  const listed = (file: string) => {
-    try {
-      return readFileSync(join(modules, file), 'utf8');
-    } catch {
-      return '';
-    }
+  let index: string | undefined;
+  // The module lists (modules.dep is hundreds of kB) are read only when /sys does not answer.
+  const installed = (name: string) => {
+    index ??= ['modules.builtin', 'modules.dep']
+      .map((file) => {
+        try {
+          return readFileSync(join(modules, file), 'utf8').replace(/:.*$/gm, '');
+        } catch {
+          return '';
+        }
+      })
+      .join('\n');
+    return new RegExp(`(?:^|/)${name}\\.ko(?:\\.[a-z]+)?$`, 'm').test(index);
   };
-  const index = `${listed('modules.builtin')}\n${listed('modules.dep')}`;
-  const has = (name: string) => existsSync(join(sysModule, name)) || new RegExp(`(?:^|/)${name}\\.ko(?:\\.[a-z]+)?$`, 'm').test(index.replace(/:.*$/gm, ''));
+  const has = (name: string) => existsSync(join(sysModule, name)) || installed(name);
   return has('ifb') && has('act_ctinfo');
 }
 
