@@ -10,7 +10,7 @@ import { networkConfigOf, networkDomain } from '../src/domains/network/network-d
 import { planNetwork } from '../src/domains/network/network-plan.js';
 import { RenderValueError } from '../src/domains/network/network-syntax.js';
 import { qosConfigOf } from '../src/domains/qos/qos-config.js';
-import { MAC_USER_SHIFT } from '../src/domains/qos/qos-plan.js';
+import { CONNECTION_QOS_SHIFT } from '../src/domains/qos/qos-plan.js';
 import { QOS_OPENWRT_FILES } from '../src/domains/qos/qos-openwrt.js';
 import { mwan3InterfaceIds, mwan3Mark, MWAN3_MMX_MASK } from '../src/drivers/openwrt/openwrt-mwan3.js';
 import { OPENWRT_NETWORK_FILES, renderOpenwrtNetwork } from '../src/drivers/openwrt/openwrt-network.js';
@@ -84,7 +84,7 @@ describe('mwan3 marks', () => {
   });
 
   it('keeps the mask clear of the MAC-user bits of the connection mark', () => {
-    expect(MWAN3_MMX_MASK & (0xffff << MAC_USER_SHIFT)).toBe(0);
+    expect(MWAN3_MMX_MASK & (0xffff << CONNECTION_QOS_SHIFT)).toBe(0);
   });
 
   it('numbers the interfaces as mwan3 does and leaves its default mask in force', () => {

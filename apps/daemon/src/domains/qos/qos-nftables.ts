@@ -4,7 +4,7 @@ import { WAN_MARK_MASK } from '../network/network-plan.js';
 import type { NftChainDeclaration, NftSetDeclaration, RulesetPart } from '../network/network-ruleset-parts.js';
 import { cidr4, hex32, identifier, ipv4, mac } from '../network/network-syntax.js';
 import { ispNetworks, type QosConfig } from './qos-config.js';
-import { CLASS_MINOR, DOWNLOAD_CODE_MASK, downloadCode, MAC_USER_SHIFT, slotClass, type QosPlan, type QosUser, type QosWindow } from './qos-plan.js';
+import { CLASS_MINOR, CONNECTION_QOS_MASK, downloadCode, macUserMark, slotClass, type QosPlan, type QosUser, type QosWindow } from './qos-plan.js';
 import { classId, nftClock, nftDays } from './qos-syntax.js';
 
 /**
@@ -116,7 +116,7 @@ function userMaps(plan: QosPlan): { sets: NftSetDeclaration[]; up: string[]; dow
   const down: string[] = [];
   const macUsers: string[] = [];
   const ifb = plan.download === 'ifb';
-  if (!ifb) for (const user of plan.users) if (user.macNumber !== undefined) macUsers.push(`${mac(user.key)} : ${hex32(user.macNumber << MAC_USER_SHIFT >>> 0)}`);
+  if (!ifb) for (const user of plan.users) if (user.macNumber !== undefined) macUsers.push(`${mac(user.key)} : ${hex32(macUserMark(user.macNumber))}`);
   for (const window of plan.windows) {
     const users = plan.users.filter((u) => u.window === window);
     for (const state of ['in', 'out'] as const) {
@@ -124,7 +124,7 @@ function userMaps(plan: QosPlan): { sets: NftSetDeclaration[]; up: string[]; dow
       const rate = (u: QosUser, dir: 'up' | 'down') => (state === 'in' ? u[dir].inside : u[dir].outside);
       const element = (u: QosUser, key: string) => `${key} : ${hex32(slotClass(slotOf(u)!).mark)}`;
       const codeElement = (u: QosUser, key: string) => `${key} : ${hex32(downloadCode({ slot: slotOf(u)! }))}`;
-      const downKey = (u: QosUser) => (ifb ? mac(u.key) : hex32(u.macNumber! << MAC_USER_SHIFT >>> 0));
+      const downKey = (u: QosUser) => (ifb ? mac(u.key) : hex32(macUserMark(u.macNumber!)));
       const downElement = ifb ? codeElement : element;
       const maps = {
         up: users.filter((u) => u.kind === 'ip' && rate(u, 'up') > 0).map((u) => element(u, ipv4(u.key))),
@@ -135,7 +135,7 @@ function userMaps(plan: QosPlan): { sets: NftSetDeclaration[]; up: string[]; dow
       const matches = state === 'in' ? [insideMatch(window)] : outsideMatches(window);
       if (state === 'out' && window.always) continue;
       const types = { up: 'ipv4_addr : mark', down: 'ipv4_addr : mark', macup: 'ether_addr : mark', macdown: ifb ? 'ether_addr : mark' : 'mark : mark' };
-      const keys = { up: 'ip saddr', down: ifb ? 'ip saddr' : 'ip daddr', macup: 'ether saddr', macdown: ifb ? 'ether saddr' : `ct mark & ${hex32(DOWNLOAD_CODE_MASK)}` };
+      const keys = { up: 'ip saddr', down: ifb ? 'ip saddr' : 'ip daddr', macup: 'ether saddr', macdown: ifb ? 'ether saddr' : `ct mark & ${hex32(CONNECTION_QOS_MASK)}` };
       for (const kind of ['up', 'down', 'macup', 'macdown'] as const) {
         if (maps[kind].length === 0) continue;
         const name = mapName(kind, window, state);

@@ -51,14 +51,11 @@ export const USER_SLOTS = 0x7f00;
 /** Minors from here on are left to per-client limits added at run time (hotspot). */
 export const CLIENT_MINOR_FIRST = 0x8000;
 export const CLIENT_MINOR_LAST = 0xfffe;
-/** Connection-mark bits carrying a download code (`ifb`) or a MAC user's number (`lan`). */
-export const DOWNLOAD_CODE_MASK = 0xffff0000;
-export const DOWNLOAD_CODE_SHIFT = 16;
+/** The connection mark's Smart QoS bits: a download code (`ifb`) or a MAC user's number (`lan`). */
+export const CONNECTION_QOS_MASK = 0xffff0000;
+export const CONNECTION_QOS_SHIFT = 16;
 /** Download codes from here on are user slots (`SLOT_CODE_FIRST + slot`); below, a class minor of the root tree. */
 export const SLOT_CODE_FIRST = 0x100;
-/** Connection-mark bits carrying a MAC user's number. */
-export const MAC_USER_MASK = 0xffff0000;
-export const MAC_USER_SHIFT = 16;
 
 export class QosBudgetError extends Error {}
 
@@ -69,7 +66,12 @@ export class QosBudgetError extends Error {}
  */
 export function downloadCode(target: { minor: number } | { slot: number }): number {
   const code = 'slot' in target ? SLOT_CODE_FIRST + target.slot : target.minor;
-  return (code << DOWNLOAD_CODE_SHIFT) >>> 0;
+  return (code << CONNECTION_QOS_SHIFT) >>> 0;
+}
+
+/** A MAC user's number as the connection mark carries it (`lan`). */
+export function macUserMark(macNumber: number): number {
+  return (macNumber << CONNECTION_QOS_SHIFT) >>> 0;
 }
 
 /** The IFB device a WAN's ingress is redirected to (`ifb`). */

@@ -6,12 +6,13 @@ import {
   CLASS_MINOR,
   CLASS_PRIO,
   CLASS_SHARE,
-  DOWNLOAD_CODE_MASK,
+  CONNECTION_QOS_MASK,
   LINE_MINOR,
   SLOT_CODE_FIRST,
   SLOT_MINOR_FIRST,
   slotClass,
   BUCKET_SLOTS,
+  CLIENT_MINOR_FIRST,
   type QosDevicePlan,
   type QosPlan,
   type QosUser,
@@ -66,14 +67,16 @@ const BUCKET_FILTER_PROGRAM = [LOAD_MARK, '22 0 0 0'];
  * 16-31 (qos-plan.ts `downloadCode`). 0: no match (the default class); a user slot's code:
  * its bucket's class; any other code is a class minor of the root tree.
  */
+/** A division by the slots of a bucket, a power of two, as a shift. */
+const SLOTS_SHIFT = Math.log2(BUCKET_SLOTS);
 const IFB_ROOT_FILTER_PROGRAM = [
   LOAD_MARK,
   '116 0 0 16', // A >>= 16: the code
   '21 8 0 0', // A == 0: return 0
-  '53 5 0 32768', // A >= the first client minor: class 1:A
+  `53 5 0 ${CLIENT_MINOR_FIRST}`, // A >= the first client minor: class 1:A
   `53 0 4 ${SLOT_CODE_FIRST}`, // A < the first slot code: class 1:A
   `20 0 0 ${SLOT_CODE_FIRST}`, // A -= first slot code: the slot
-  '116 0 0 6', // A /= 64 slots a bucket
+  `116 0 0 ${SLOTS_SHIFT}`, // A /= slots a bucket
   `4 0 0 ${0x10000 + BUCKET_MINOR_FIRST}`, // A += 1:0 + first bucket minor
   '22 0 0 0', // return A
   '4 0 0 65536', // A += 1:0
@@ -86,12 +89,12 @@ const IFB_BUCKET_FILTER_PROGRAM = [
   '116 0 0 16', // A >>= 16
   `20 0 0 ${SLOT_CODE_FIRST}`, // A -= first slot code: the slot
   '7 0 0 0', // X = A
-  '116 0 0 6', // A /= 64: the bucket
+  `116 0 0 ${SLOTS_SHIFT}`, // A /= slots a bucket: the bucket
   `4 0 0 ${BUCKET_MAJOR_FIRST}`, // A += first major
   '100 0 0 16', // A <<= 16
   '2 0 0 0', // M[0] = A
   '135 0 0 0', // A = X
-  `84 0 0 ${BUCKET_SLOTS - 1}`, // A &= 63
+  `84 0 0 ${BUCKET_SLOTS - 1}`, // A %= slots a bucket
   `4 0 0 ${SLOT_MINOR_FIRST}`, // A += first slot minor
   '7 0 0 0', // X = A
   '96 0 0 0', // A = M[0]
@@ -162,7 +165,7 @@ export function ingressRedirectLines(wan: string, ifb: string): string[] {
   const dev = device(wan);
   return [
     `qdisc add dev ${dev} handle ffff: ingress`,
-    `filter add dev ${dev} parent ffff: protocol all prio 1 u32 match u32 0 0 action ctinfo cpmark 0x${DOWNLOAD_CODE_MASK.toString(16)} action mirred egress redirect dev ${device(ifb)}`,
+    `filter add dev ${dev} parent ffff: protocol all prio 1 u32 match u32 0 0 action ctinfo cpmark 0x${CONNECTION_QOS_MASK.toString(16)} action mirred egress redirect dev ${device(ifb)}`,
   ];
 }
 
