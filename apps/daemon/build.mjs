@@ -4,6 +4,7 @@ import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { chmodSync, copyFileSync, cpSync } from 'node:fs';
+import { buildQosIngressObject } from './bpf-build.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -88,3 +89,7 @@ chmodSync(join(here, 'dist', 'dhcp-hook.mjs'), 0o755);
 // The operator definition files the device ships (domains/qos/qos-isp-defaults.ts reads them
 // from isp/ beside the bundle).
 cpSync(join(here, 'src', 'domains', 'qos', 'isp'), join(here, 'dist', 'isp'), { recursive: true, filter: (path) => !path.endsWith('.md') });
+
+// The eBPF classifier of `ifb-bpf` download shaping, when clang is there (bpf-build.mjs).
+const ingressObject = await buildQosIngressObject();
+if (!ingressObject) console.warn('clang not found: dist/qos-ingress-mark.o is not built; Smart QoS shapes download with ctinfo or on the LAN side');

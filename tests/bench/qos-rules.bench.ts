@@ -4,6 +4,8 @@
 //   applies; and the same 5,000 rules all edited at once on the live tree (a delta);
 // - iperf3 throughput of an unlimited client through the gateway with those 5,000 rules loaded
 //   against the same test with 10 rules: budget >= 90 %, medians over several runs.
+// Download is shaped where the device would shape it (`auto`: on IFB devices where the kernel
+// allows); the figures say which side that was.
 import { loadavg } from 'node:os';
 import { networkInterface, qosLoadBalance } from '@portico/schema';
 import { createLabGateway, row } from '../lab/lab-gateway.js';
@@ -12,6 +14,8 @@ import { inNs, SERVER_ADDRESS } from '../lab/lab-topology.js';
 import { iperfKbit, startIperfServers, waitForIperf } from '../lab/qos-iperf.js';
 import { DomainRegistry } from '../../apps/daemon/src/config/config-domains.js';
 import { systemDomains } from '../../apps/daemon/src/config/system-domains.js';
+import { qosDownloadShaping } from '../../apps/daemon/src/domains/qos/qos-kernel.js';
+import { buildQosIngressObject } from '../../apps/daemon/bpf-build.mjs';
 import { median, report } from './bench-util.mjs';
 
 const RULES = Number(process.env.BENCH_QOS_RULES ?? 5000);
@@ -64,12 +68,13 @@ if (blocker) {
   process.exit(process.env.BENCH_STRICT ? 1 : 0);
 }
 
-const gateway = createLabGateway({ clients: 1, httpServer: false });
+await buildQosIngressObject();
+const gateway = createLabGateway({ clients: 1, httpServer: false, qosDownload: 'auto' });
 const client = gateway.lab.clients[0]!.ns;
 inNs(client, ['ip', 'addr', 'add', '192.168.11.10/24', 'dev', 'eth0']);
 inNs(client, ['ip', 'route', 'replace', 'default', 'via', '192.168.11.1']);
 const iperf = startIperfServers(gateway.lab.inet, SERVER_ADDRESS, [PORT]);
-const domains = new DomainRegistry(systemDomains({ port: 8080, systemRoot: '/', driver: 'linux' }));
+const domains = new DomainRegistry(systemDomains({ port: 8080, systemRoot: '/', driver: 'linux', qosDownload: 'auto' }));
 
 /** One upload and one download run, in Mbit/s. */
 const throughput = () => [iperfKbit(client, SERVER_ADDRESS, PORT, { seconds: 3 }) / 1000, iperfKbit(client, SERVER_ADDRESS, PORT, { seconds: 3, reverse: true }) / 1000];
@@ -110,6 +115,7 @@ const pass = report(
   'qos-rules',
   {
     rules: RULES,
+    download_side: qosDownloadShaping('auto', 'linux'),
     render_ms: Math.round(median(renderTimes)),
     apply_ms: Math.round(median(applyTimes)),
     apply_max_ms: Math.round(Math.max(...applyTimes)),

@@ -8,6 +8,7 @@ import { createLinuxApplier } from '../../apps/daemon/src/config/apply-linux.js'
 import { DomainRegistry } from '../../apps/daemon/src/config/config-domains.js';
 import type { ConfigApplier, ConfigDomain, ConfigSnapshot } from '../../apps/daemon/src/config/config-types.js';
 import { systemDomains } from '../../apps/daemon/src/config/system-domains.js';
+import type { QosDownloadSetting } from '../../apps/daemon/src/settings.js';
 import { createLab, inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
 
 /** A snapshot row as the write path would store it; throws when the schema refuses it. */
@@ -32,15 +33,18 @@ export interface LabGateway {
 /**
  * The lab topology with the daemon's network domain on the linux driver: files installed
  * under a throwaway system root, commands and dnsmasq inside the gateway namespace, and an
- * HTTP server upstream.
+ * HTTP server upstream. Smart QoS shapes download on the LAN side unless `qosDownload` says
+ * otherwise (qos-ifb-download.test.ts runs `auto`, as the device does).
  */
-export function createLabGateway(options: { clients?: number; httpServer?: boolean; domains?: (root: string) => ConfigDomain[] } = {}): LabGateway {
+export function createLabGateway(
+  options: { clients?: number; httpServer?: boolean; domains?: (root: string) => ConfigDomain[]; qosDownload?: QosDownloadSetting } = {},
+): LabGateway {
   const lab = createLab({ clients: options.clients ?? 2 });
   const root = mkdtempSync(join(tmpdir(), 'portico-lab-root-'));
   const webRoot = mkdtempSync(join(tmpdir(), 'portico-lab-www-'));
   writeFileSync(join(webRoot, 'index.html'), 'upstream-ok\n');
   const inGateway: CommandRunner = (argv, opts) => runCommand(['ip', 'netns', 'exec', lab.gw, ...argv], opts);
-  const domains = new DomainRegistry(options.domains?.(root) ?? systemDomains({ port: 8080, systemRoot: root, driver: 'linux' }));
+  const domains = new DomainRegistry(options.domains?.(root) ?? systemDomains({ port: 8080, systemRoot: root, driver: 'linux', qosDownload: options.qosDownload ?? 'lan' }));
   const applier = createLinuxApplier({
     root,
     run: inGateway,

@@ -16,6 +16,8 @@ export const LAB_PACKAGES: Record<string, string> = {
   '/usr/bin/opennds': 'opennds',
   // openNDS (benchmarked beside the hotspot engine) drives iptables; this kernel takes the legacy backend.
   '/usr/sbin/iptables-legacy': 'iptables',
+  // Compiles the daemon's eBPF classifier for download shaping on IFB (apps/daemon/bpf-build.mjs).
+  '/usr/bin/clang': 'clang',
 };
 
 /** Installs what is missing from Debian's packages (root only); returns what is still missing. */

@@ -36,13 +36,15 @@ export interface Settings {
   /** Physical ports of the factory LAN (first start only); empty: no factory network. */
   factoryLanPorts: string[];
   /**
-   * Where Smart QoS shapes download traffic (qos-plan.ts): on an IFB device per WAN, on the
-   * LAN side, or `auto`, IFB where the running kernel has what it needs (qos-kernel.ts).
+   * Where Smart QoS shapes download traffic (qos-plan.ts): on an IFB device per WAN, the
+   * connection's class copied by tc's ctinfo action (`ifb`) or by the daemon's eBPF classifier
+   * (`ifb-bpf`), on the LAN side, or `auto`, IFB where the running kernel has what it needs
+   * (qos-kernel.ts).
    */
   qosDownload?: QosDownloadSetting;
 }
 
-export const QOS_DOWNLOAD_SETTINGS = ['auto', 'ifb', 'lan'] as const;
+export const QOS_DOWNLOAD_SETTINGS = ['auto', 'ifb', 'ifb-bpf', 'lan'] as const;
 export type QosDownloadSetting = (typeof QOS_DOWNLOAD_SETTINGS)[number];
 
 export class SettingsError extends Error {}

@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NETWORK_FILES } from '../src/domains/network/network-config.js';
@@ -9,9 +10,10 @@ import { planNetwork } from '../src/domains/network/network-plan.js';
 import { builtinCheck } from '../src/engine/file-install.js';
 import { QOS_FILES, qosConfigOf } from '../src/domains/qos/qos-config.js';
 import { qosDomain, qosRulesetContributor } from '../src/domains/qos/qos-domain.js';
-import { kernelShapesIngress, qosDownloadShaping } from '../src/domains/qos/qos-kernel.js';
-import { downloadCode, planQos, slotClass } from '../src/domains/qos/qos-plan.js';
-import { qosScriptDirectives } from '../src/domains/qos/qos-tc.js';
+import { kernelIngressMark, qosDownloadShaping } from '../src/domains/qos/qos-kernel.js';
+import { CONNECTION_QOS_MASK, downloadCode, planQos, slotClass } from '../src/domains/qos/qos-plan.js';
+import { QOS_INGRESS_SECTION } from '../src/domains/qos/qos-ingress-object.js';
+import { ingressRedirectLines, qosScriptDirectives } from '../src/domains/qos/qos-tc.js';
 import { renderClientLimitRemoval, renderClientLimits } from '../src/domains/qos/qos-client-limits.js';
 import { shapedDevices } from '../src/domains/qos/qos-flow.js';
 import type { ConfigSnapshot } from '../src/config/config-types.js';
@@ -23,10 +25,10 @@ import { ActivationError, createLinuxActivator } from '../src/drivers/linux/linu
 import { FULL_QOS, manyIpRules, qosSnapshot } from './qos-fixture.js';
 
 /**
- * Download shaping on IFB devices (qos-plan.ts `ifb`). The WAN ingress action that copies the
- * connection mark (tc `ctinfo`) is missing from some kernels; the lab proves the whole path
- * with real traffic on a kernel that has it (tests/lab/qos-ifb-download.test.ts). Here: the
- * rendering, the classic-BPF programs run by an interpreter and by this kernel, and the probe.
+ * Download shaping on IFB devices (qos-plan.ts `ifb`, `ifb-bpf`). The lab proves the whole path
+ * with real traffic, copying the code with whichever of tc `ctinfo` and the eBPF classifier
+ * the kernel offers (tests/lab/qos-ifb-download.test.ts). Here: the rendering, the
+ * classic-BPF programs run by an interpreter and by this kernel, and the probe.
  */
 const work = mkdtempSync(join(tmpdir(), 'portico-qos-ifb-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -157,6 +159,26 @@ describe('IFB download shaping: traffic control', () => {
     expect(builtinCheck('tc', script)).toBeNull();
   });
 
+  it('with ifb-bpf, redirects through the eBPF classifier the build made instead of ctinfo', () => {
+    const object = '/usr/lib/portico/qos-ingress-mark.o';
+    const lines = ingressRedirectLines('wan1', 'qifb1', 'ifb-bpf', () => object);
+    expect(lines).toEqual([
+      'qdisc add dev wan1 handle ffff: ingress',
+      `filter add dev wan1 parent ffff: protocol all prio 1 bpf obj ${object} sec classifier action mirred egress redirect dev qifb1`,
+    ]);
+    expect(builtinCheck('tc', `# reset wan1\n${lines.join('\n')}\n`)).toBeNull();
+    expect(() => ingressRedirectLines('wan1', 'qifb1', 'ifb-bpf', () => null)).toThrow(/not built/);
+    for (const bad of ['/opt/my portico/q.o', '/opt/q.o\nqdisc del dev wan1 root', 'relative/q.o']) {
+      expect(() => ingressRedirectLines('wan1', 'qifb1', 'ifb-bpf', () => bad)).toThrow(/cannot go into a tc script/);
+    }
+  });
+
+  it('has the classifier copy exactly the connection mark’s Smart QoS bits', () => {
+    const source = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'domains', 'qos', 'qos-ingress-mark.bpf.c'), 'utf8');
+    expect(Number(/#define CONNECTION_QOS_MASK (0x[0-9a-f]+)u/.exec(source)?.[1])).toBe(CONNECTION_QOS_MASK);
+    expect(source).toContain(`SEC("${QOS_INGRESS_SECTION}")`);
+  });
+
   it('classifies every code to the class it names: none, priority classes, each user slot, hotspot clients', () => {
     const { root, bucket } = programsOf(script, 'qifb1');
     expect(runBpf(root, 0)).toBe(0);
@@ -263,23 +285,54 @@ describe('where download is shaped', () => {
     const root = join(work, 'kernel');
     const sys = join(root, 'sys');
     const modules = join(root, 'modules');
+    const kallsyms = join(root, 'kallsyms');
     mkdirSync(sys, { recursive: true });
     mkdirSync(modules, { recursive: true });
-    expect(kernelShapesIngress({ sysModule: sys, modules })).toBe(false);
+    writeFileSync(kallsyms, 'ffffffff81000000 T _stext\n');
+    const paths = { sysModule: sys, modules, kallsyms, btf: join(root, 'no-btf') };
+    expect(kernelIngressMark(paths)).toBe(null);
     writeFileSync(join(modules, 'modules.dep'), 'kernel/drivers/net/ifb.ko.xz:\nkernel/net/sched/act_ctinfo.ko.xz: kernel/net/netfilter/nf_conntrack.ko.xz\n');
-    expect(kernelShapesIngress({ sysModule: sys, modules })).toBe(true);
+    expect(kernelIngressMark(paths)).toBe('ctinfo');
     writeFileSync(join(modules, 'modules.dep'), 'kernel/drivers/net/ifb.ko.xz:\nkernel/net/sched/act_ctinfox.ko.xz:\n');
-    expect(kernelShapesIngress({ sysModule: sys, modules })).toBe(false);
+    expect(kernelIngressMark(paths)).toBe(null);
     mkdirSync(join(sys, 'act_ctinfo'));
-    expect(kernelShapesIngress({ sysModule: sys, modules })).toBe(true);
+    expect(kernelIngressMark(paths)).toBe('ctinfo');
+  });
+
+  it('finds built-in parts by their functions in kallsyms, and takes the eBPF classifier where ctinfo is missing', () => {
+    const root = join(work, 'kernel-builtin');
+    mkdirSync(join(root, 'sys'), { recursive: true });
+    const kallsyms = join(root, 'kallsyms');
+    const btf = join(root, 'vmlinux');
+    writeFileSync(btf, '');
+    // Long enough that the names fall across the scanner's 64 kB chunks.
+    const filler = Array.from({ length: 6000 }, (_, i) => `ffffffff8100${String(i).padStart(4, '0')} t filler_function_${i}`).join('\n');
+    const symbols = (...names: string[]) => writeFileSync(kallsyms, `${filler}\n${names.map((n, i) => `ffffffff81f4${i}000 T ${n}`).join('\n')}\n`);
+    const paths = { sysModule: join(root, 'sys'), modules: join(root, 'none'), kallsyms, btf };
+    const built = () => '/usr/lib/portico/qos-ingress-mark.o';
+    symbols('ifb_xmit', 'cls_bpf_classify', 'bpf_skb_ct_lookup', 'bpf_ct_release');
+    expect(kernelIngressMark(paths, built)).toBe('bpf');
+    expect(kernelIngressMark(paths, () => null)).toBe(null);
+    expect(kernelIngressMark({ ...paths, btf: join(root, 'no-btf') }, built)).toBe(null);
+    symbols('ifb_xmit', 'cls_bpf_classify', 'bpf_skb_ct_lookup');
+    expect(kernelIngressMark(paths, built)).toBe(null);
+    symbols('ifb_xmit', 'tcf_ctinfo_act');
+    expect(kernelIngressMark(paths, built)).toBe('ctinfo');
+    // A module's symbol line ends in its module's name.
+    writeFileSync(kallsyms, `${filler}\nffffffffc0000000 t ifb_xmit\t[ifb]\nffffffffc0001000 t tcf_ctinfo_act\t[act_ctinfo]\n`);
+    expect(kernelIngressMark(paths, built)).toBe('ctinfo');
+    symbols('ifb_xmit_more', 'tcf_ctinfo_act');
+    expect(kernelIngressMark(paths, built)).toBe(null);
   });
 
   it('takes the setting as it is, and resolves auto on the linux driver only', () => {
-    expect(qosDownloadShaping('lan', 'linux', () => true)).toBe('lan');
-    expect(qosDownloadShaping('ifb', 'sim', () => false)).toBe('ifb');
-    expect(qosDownloadShaping('auto', 'linux', () => true)).toBe('ifb');
-    expect(qosDownloadShaping(undefined, 'linux', () => false)).toBe('lan');
-    expect(qosDownloadShaping('auto', 'openwrt', () => true)).toBe('lan');
+    expect(qosDownloadShaping('lan', 'linux', () => 'ctinfo')).toBe('lan');
+    expect(qosDownloadShaping('ifb', 'sim', () => null)).toBe('ifb');
+    expect(qosDownloadShaping('ifb-bpf', 'linux', () => 'ctinfo')).toBe('ifb-bpf');
+    expect(qosDownloadShaping('auto', 'linux', () => 'ctinfo')).toBe('ifb');
+    expect(qosDownloadShaping('auto', 'linux', () => 'bpf')).toBe('ifb-bpf');
+    expect(qosDownloadShaping(undefined, 'linux', () => null)).toBe('lan');
+    expect(qosDownloadShaping('auto', 'openwrt', () => 'ctinfo')).toBe('lan');
   });
 
   it('keeps OpenWrt on the LAN side', () => {

@@ -53,6 +53,7 @@ describe('settings from the environment', () => {
     expect(() => readSettings({ PORTICO_TLS_CERT: '/etc/c.pem' })).toThrow(/together/);
     expect(readSettings({}).qosDownload).toBe('auto');
     expect(readSettings({ PORTICO_QOS_DOWNLOAD: 'ifb' }).qosDownload).toBe('ifb');
+    expect(readSettings({ PORTICO_QOS_DOWNLOAD: 'ifb-bpf' }).qosDownload).toBe('ifb-bpf');
     expect(() => readSettings({ PORTICO_QOS_DOWNLOAD: 'wan' })).toThrow(/PORTICO_QOS_DOWNLOAD/);
   });
 });

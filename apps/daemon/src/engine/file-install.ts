@@ -52,7 +52,8 @@ const SYSCTL_LINE = /^[a-z0-9_]+([./][A-Za-z0-9_.@-]+)+ = [0-9a-z ]+$/;
 // tc has no dry run; its script is plain `qdisc|class|filter add|replace|del dev …` lines, and
 // `# reset <device>` comments that name the devices the driver clears before running it.
 // A classic-BPF filter's program is the one quoted token allowed: numbers, spaces and commas.
-const TC_BATCH_LINE = /^(qdisc|class|filter) (add|replace|change|del) dev [A-Za-z0-9._-]{1,15} [A-Za-z0-9 .:_-]+( bpf bytecode "[0-9]{1,4}(,[0-9]{1,10}( [0-9]{1,10}){3})+")?$/;
+// Slashes are for the path of an eBPF object (`bpf obj /…/qos-ingress-mark.o`).
+const TC_BATCH_LINE = /^(qdisc|class|filter) (add|replace|change|del) dev [A-Za-z0-9._-]{1,15} [A-Za-z0-9 .:_/-]+( bpf bytecode "[0-9]{1,4}(,[0-9]{1,10}( [0-9]{1,10}){3})+")?$/;
 
 /** Checks of our own for formats without a dry-run tool: every line must be plain syntax. */
 export function builtinCheck(checker: FileChecker, content: string): string | null {

@@ -1,7 +1,7 @@
 import { lanSideOf, type NetworkPlan } from '../network/network-plan.js';
 import { device, hex32, integer, ipv4 } from '../network/network-syntax.js';
 import { CLIENT_MAPS } from './qos-nftables.js';
-import { CLIENT_MINOR_FIRST, CLIENT_MINOR_LAST, LINE_MINOR, CLASS_PRIO, downloadCode, ifbDevice, type QosDownloadShaping } from './qos-plan.js';
+import { CLIENT_MINOR_FIRST, CLIENT_MINOR_LAST, LINE_MINOR, CLASS_PRIO, downloadCode, ifbDevice, shapesOnIfb, type QosDownloadShaping } from './qos-plan.js';
 import { classId, kbit } from './qos-syntax.js';
 
 /**
@@ -41,7 +41,7 @@ export function renderClientLimits(
   options: { slotOf?: (limit: ClientLimit, index: number) => number; download?: QosDownloadShaping } = {},
 ): ClientLimitCommands {
   const slotOf = options.slotOf ?? ((_limit, index) => index);
-  const ifb = options.download === 'ifb';
+  const ifb = options.download !== undefined && shapesOnIfb(options.download);
   const tc: string[] = [];
   const up: string[] = [];
   const down: string[] = [];
@@ -77,7 +77,7 @@ export function renderClientLimits(
 
 /** Commands that take clients' limits away again: each address leaves the maps it was put in. */
 export function renderClientLimitRemoval(network: NetworkPlan, limits: readonly ClientLimit[], download: QosDownloadShaping = 'lan'): string {
-  const ifb = download === 'ifb';
+  const ifb = shapesOnIfb(download);
   const up = limits.filter((l) => l.upKbit > 0).map((l) => ipv4(l.ip));
   const down = limits.filter((l) => l.downKbit > 0 && (ifb || lanSideOf(network, l.ip))).map((l) => ipv4(l.ip));
   const out: string[] = [];

@@ -4,7 +4,7 @@ import { WAN_MARK_MASK } from '../network/network-plan.js';
 import type { NftChainDeclaration, NftSetDeclaration, RulesetPart } from '../network/network-ruleset-parts.js';
 import { cidr4, hex32, identifier, ipv4, mac } from '../network/network-syntax.js';
 import { ispNetworks, type QosConfig } from './qos-config.js';
-import { CLASS_MINOR, CONNECTION_QOS_MASK, downloadCode, macUserMark, slotClass, type QosPlan, type QosUser, type QosWindow } from './qos-plan.js';
+import { CLASS_MINOR, CONNECTION_QOS_MASK, downloadCode, macUserMark, shapesOnIfb, slotClass, type QosPlan, type QosUser, type QosWindow } from './qos-plan.js';
 import { classId, nftClock, nftDays } from './qos-syntax.js';
 
 /**
@@ -115,7 +115,7 @@ function userMaps(plan: QosPlan): { sets: NftSetDeclaration[]; up: string[]; dow
   const up: string[] = [];
   const down: string[] = [];
   const macUsers: string[] = [];
-  const ifb = plan.download === 'ifb';
+  const ifb = shapesOnIfb(plan.download);
   if (!ifb) for (const user of plan.users) if (user.macNumber !== undefined) macUsers.push(`${mac(user.key)} : ${hex32(macUserMark(user.macNumber))}`);
   for (const window of plan.windows) {
     const users = plan.users.filter((u) => u.window === window);
@@ -236,7 +236,7 @@ export function renderQosPart(config: QosConfig, plan: QosPlan, network: Network
         rules: ['iifname @lan_ifaces ct state new ct mark set ether saddr map @qos_mac_user'],
       });
     }
-    const ifb = plan.download === 'ifb';
+    const ifb = shapesOnIfb(plan.download);
     const upload = [`meta priority set ${classId(CLASS_MINOR.normal)}`, 'jump qos_up_class'];
     if (ifb) upload.push(...downloadCodeRules(network, maps.down));
     upload.push(...maps.up, `meta priority set ip saddr map @${CLIENT_MAPS.up}`);

@@ -29,10 +29,18 @@ import type { QosConfig } from './qos-config.js';
  *   filter copies them to the packet mark (tc `ctinfo cpmark`) before redirecting the packet
  *   to the IFB device, whose filters read the code. Written on every packet, so a connection
  *   follows a time window's change as the upload does.
+ * - `ifb-bpf`: the same, for kernels without the `ctinfo` action: the WAN's ingress filter is
+ *   the eBPF classifier qos-ingress-mark.bpf.c, which looks the connection up through the
+ *   kernel's conntrack kfuncs and copies the same bits.
  */
 
 /** Where download traffic is shaped (see above). */
-export type QosDownloadShaping = 'ifb' | 'lan';
+export type QosDownloadShaping = 'lan' | 'ifb' | 'ifb-bpf';
+
+/** Whether download traffic is shaped on an IFB device per WAN (either way of copying the code). */
+export function shapesOnIfb(download: QosDownloadShaping): boolean {
+  return download !== 'lan';
+}
 
 export const CLASS_MINOR: Readonly<Record<QosClass, number>> = { priority: 0x10, express: 0x20, normal: 0x30, bulk: 0x40 };
 /** Share of the line each class is guaranteed; the rest is lent in class order. */
@@ -151,7 +159,7 @@ function windowKey(days: readonly string[], start: string, stop: string): string
 export function planQos(config: QosConfig, network: NetworkPlan, download: QosDownloadShaping = 'lan'): QosPlan {
   const lanDevices = [...new Set(network.lanSides.map((s) => s.device))];
   // Both download sides are owned whichever is used, so a change of side leaves the other clean.
-  const ifbDevices = download === 'ifb' ? network.wans.map(ifbDevice) : [];
+  const ifbDevices = shapesOnIfb(download) ? network.wans.map(ifbDevice) : [];
   const ownedDevices = [...new Set([...network.wans.map((w) => w.l3), ...ifbDevices, ...lanDevices])];
   if (!config.base.qos) return { enabled: false, download, windows: [], users: [], devices: [], ownedDevices };
 
@@ -163,7 +171,7 @@ export function planQos(config: QosConfig, network: NetworkPlan, download: QosDo
     defaultMinor: CLASS_MINOR.normal,
   }));
   const downOf = (wan: WanPlan) => speedOf.get(wan.name)?.downbandwidth ?? LINE_SPEED_DEFAULT_KBIT;
-  if (download === 'ifb') {
+  if (shapesOnIfb(download)) {
     // Everything an IFB device carries came in through its WAN: unclassified traffic is Normal.
     for (const wan of network.wans) devices.push({ device: ifbDevice(wan), direction: 'down', ingressOf: wan.l3, rate: downOf(wan), defaultMinor: CLASS_MINOR.normal });
   } else {

@@ -14,10 +14,12 @@ import {
   BUCKET_SLOTS,
   CLIENT_MINOR_FIRST,
   type QosDevicePlan,
+  type QosDownloadShaping,
   type QosPlan,
   type QosUser,
 } from './qos-plan.js';
 import { classId, kbit } from './qos-syntax.js';
+import { ingressObjectPath, qosIngressObject, QOS_INGRESS_SECTION } from './qos-ingress-object.js';
 
 /**
  * The traffic-control script of Smart QoS, run with `tc -batch`. Comment lines tell the
@@ -157,16 +159,18 @@ export function deviceTreeLines(plan: QosDevicePlan, users: readonly QosUser[] =
 }
 
 /**
- * A WAN's ingress goes to its IFB device: `ctinfo` copies the connection mark's download code
- * to the packet mark (it finds the connection itself: conntrack has not seen the packet yet),
- * then `mirred` hands the packet to the IFB device's tree, which sends it on into the stack.
+ * A WAN's ingress goes to its IFB device: `ctinfo` (or, with `ifb-bpf`, the eBPF classifier
+ * qos-ingress-mark.bpf.c) copies the connection mark's download code to the packet mark; either
+ * finds the connection itself, since conntrack has not seen the packet yet. Then `mirred` hands
+ * the packet to the IFB device's tree, which sends it on into the stack.
  */
-export function ingressRedirectLines(wan: string, ifb: string): string[] {
+export function ingressRedirectLines(wan: string, ifb: string, download: QosDownloadShaping = 'ifb', object: () => string | null = qosIngressObject): string[] {
   const dev = device(wan);
-  return [
-    `qdisc add dev ${dev} handle ffff: ingress`,
-    `filter add dev ${dev} parent ffff: protocol all prio 1 u32 match u32 0 0 action ctinfo cpmark 0x${CONNECTION_QOS_MASK.toString(16)} action mirred egress redirect dev ${device(ifb)}`,
-  ];
+  const match =
+    download === 'ifb-bpf'
+      ? `bpf obj ${ingressObjectPath(object())} sec ${QOS_INGRESS_SECTION}`
+      : `u32 match u32 0 0 action ctinfo cpmark 0x${CONNECTION_QOS_MASK.toString(16)}`;
+  return [`qdisc add dev ${dev} handle ffff: ingress`, `filter add dev ${dev} parent ffff: protocol all prio 1 ${match} action mirred egress redirect dev ${device(ifb)}`];
 }
 
 export function renderQosTc(plan: QosPlan): string {
@@ -179,7 +183,7 @@ export function renderQosTc(plan: QosPlan): string {
   for (const devicePlan of plan.devices) {
     out.push(...deviceTreeLines(devicePlan, plan.users));
     // The redirect comes after the IFB's tree, so no packet reaches a device without one.
-    if (devicePlan.ingressOf !== undefined) out.push(...ingressRedirectLines(devicePlan.ingressOf, devicePlan.device));
+    if (devicePlan.ingressOf !== undefined) out.push(...ingressRedirectLines(devicePlan.ingressOf, devicePlan.device, plan.download));
   }
   return `${out.join('\n')}\n`;
 }
