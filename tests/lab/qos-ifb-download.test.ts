@@ -11,6 +11,7 @@ import { CLASS_MINOR, downloadCode, planQos, type QosDownloadShaping } from '../
 import { qosScriptDirectives } from '../../apps/daemon/src/domains/qos/qos-tc.js';
 import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
 import { labPrerequisites } from './lab-packages.js';
+import { expectRateWithin, windowAround } from './qos-lab.js';
 import { inNs, SERVER_ADDRESS, setClientAddress, type Lab } from './lab-topology.js';
 import { iperfConcurrent, iperfKbit, startIperfServers, waitForIperf, type IperfServers } from './qos-iperf.js';
 
@@ -39,16 +40,9 @@ let lab: Lab;
 let iperf: IperfServers;
 let download: QosDownloadShaping;
 
-function hhmm(minutes: number): string {
-  const m = ((minutes % 1440) + 1440) % 1440;
-  return `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
-}
-
 /** The IP rule's window: around now (its first limit applies) or away from now (its second). */
 function snapshot(windowInside = true) {
-  const now = new Date();
-  const minutes = now.getHours() * 60 + now.getMinutes();
-  const window = windowInside ? { timestart: hhmm(minutes - 60), timestop: hhmm(minutes + 60) } : { timestart: hhmm(minutes + 120), timestop: hhmm(minutes + 180) };
+  const window = windowAround(new Date(), windowInside);
   return {
     networkInterface: [
       row(networkInterface, 'wan1', { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: '198.51.100.2', netmask: '255.255.255.0', gateway: '198.51.100.1' }),
@@ -91,11 +85,6 @@ afterAll(async () => {
 
 const down = (client: number, port = PORT_PRIORITY, seconds = 4) => iperfKbit(lab.clients[client]!.ns, SERVER_ADDRESS, port, { reverse: true, seconds });
 
-const within = (measured: number, limit: number, tolerance = 0.1) => {
-  console.info(`download ${Math.round(measured)} kbit/s for a ${limit} kbit/s limit`);
-  expect(measured, `${Math.round(measured)} kbit/s against ${limit}`).toBeGreaterThanOrEqual(limit * (1 - tolerance));
-  expect(measured, `${Math.round(measured)} kbit/s against ${limit}`).toBeLessThanOrEqual(limit * (1 + tolerance));
-};
 
 /** Bytes a class of an IFB device has sent. */
 function classBytes(dev: string, classid: string): number {
@@ -126,11 +115,11 @@ describe('download shaping on IFB devices (auto, this kernel)', () => {
   });
 
   test('an IP rule’s download lands within 10 % of its limit', () => {
-    within(down(0), 6000);
+    expectRateWithin(down(0), 6000);
   });
 
   test('a MAC rule’s download lands within 10 % of its limit', () => {
-    within(down(1), 3000);
+    expectRateWithin(down(1), 3000);
   });
 
   test('an address without a rule gets the WAN’s download line, not a user’s limit', () => {
@@ -191,8 +180,8 @@ describe('download shaping on IFB devices (auto, this kernel)', () => {
 
   test('the time window switches the IP rule to its other download limit', async () => {
     await gateway.apply(snapshot(false));
-    within(down(0), 12_000);
+    expectRateWithin(down(0), 12_000);
     await gateway.apply(snapshot(true));
-    within(down(0), 6000);
+    expectRateWithin(down(0), 6000);
   });
 });

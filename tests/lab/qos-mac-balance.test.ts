@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { networkInterface, qosLoadBalance, qosMacRule } from '@portico/schema';
 import { inNs, SERVER_ADDRESS, setClientAddress, type Lab } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
+import { expectRateWithin } from './qos-lab.js';
 import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
 import { iperfKbit, startIperfServers, waitForIperf, type IperfServers } from './qos-iperf.js';
 
@@ -52,16 +53,11 @@ afterAll(async () => {
   await gateway?.down();
 });
 
-const within = (measured: number, limit: number) => {
-  console.info(`measured ${Math.round(measured)} kbit/s for a ${limit} kbit/s MAC limit`);
-  expect(measured).toBeGreaterThanOrEqual(limit * 0.9);
-  expect(measured).toBeLessThanOrEqual(limit * 1.1);
-};
 
 describe('MAC bandwidth rules', () => {
   test('the device with the MAC is held to its limits both ways; another device is not', () => {
-    within(iperfKbit(lab.clients[0]!.ns, SERVER_ADDRESS, PORT), 5000);
-    within(iperfKbit(lab.clients[0]!.ns, SERVER_ADDRESS, PORT, { reverse: true }), 9000);
+    expectRateWithin(iperfKbit(lab.clients[0]!.ns, SERVER_ADDRESS, PORT), 5000, 'MAC limit');
+    expectRateWithin(iperfKbit(lab.clients[0]!.ns, SERVER_ADDRESS, PORT, { reverse: true }), 9000, 'MAC limit');
     expect(iperfKbit(lab.clients[1]!.ns, SERVER_ADDRESS, PORT, { reverse: true })).toBeGreaterThan(50_000);
   });
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { networkInterface, qosBase, qosDomainRule, qosIpRule, qosLoadBalance, qosPortRule } from '@portico/schema';
 import { inNs, SERVER_ADDRESS, setClientAddress, type Lab } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
+import { expectRateWithin, windowAround } from './qos-lab.js';
 import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
 import { iperfConcurrent, iperfKbit, startIperfServers, waitForIperf, type IperfServers } from './qos-iperf.js';
 
@@ -34,17 +35,6 @@ const interfaces = () => [
   row(networkInterface, 'wan2', { ifname: 'wan2', role: 'wan', hwport: ['wan2'], proto: 'static', ipaddr: '203.0.113.2', netmask: '255.255.255.0', gateway: '203.0.113.1' }),
   row(networkInterface, 'lan', { ifname: 'lan', role: 'lan', hwport: ['lanp1', 'lanp2'], proto: 'static', ipaddr: '192.168.11.1', netmask: '255.255.255.0' }),
 ];
-
-function hhmm(minutes: number): string {
-  const m = ((minutes % 1440) + 1440) % 1440;
-  return `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
-}
-
-/** A window around the current local time, or one that excludes it. */
-function windowAround(now: Date, inside: boolean): { timestart: string; timestop: string } {
-  const minutes = now.getHours() * 60 + now.getMinutes();
-  return inside ? { timestart: hhmm(minutes - 60), timestop: hhmm(minutes + 60) } : { timestart: hhmm(minutes + 120), timestop: hhmm(minutes + 180) };
-}
 
 function snapshot(extra: { windowInside?: boolean; routes?: boolean } = {}) {
   const window = extra.windowInside === undefined ? {} : windowAround(new Date(), extra.windowInside);
@@ -100,16 +90,11 @@ afterAll(async () => {
   rmSync(dnsDir, { recursive: true, force: true });
 });
 
-const within = (measured: number, limit: number, tolerance = 0.1) => {
-  console.info(`measured ${Math.round(measured)} kbit/s for a ${limit} kbit/s limit`);
-  expect(measured, `${Math.round(measured)} kbit/s against ${limit}`).toBeGreaterThanOrEqual(limit * (1 - tolerance));
-  expect(measured, `${Math.round(measured)} kbit/s against ${limit}`).toBeLessThanOrEqual(limit * (1 + tolerance));
-};
 
 describe('per-IP bandwidth rules', () => {
   test('upload and download of a limited address land within 10 % of the rule', () => {
-    within(iperfKbit(lab.clients[0]!.ns, SERVER_ADDRESS, PORT_PRIORITY), 6000);
-    within(iperfKbit(lab.clients[0]!.ns, SERVER_ADDRESS, PORT_PRIORITY, { reverse: true }), 12_000);
+    expectRateWithin(iperfKbit(lab.clients[0]!.ns, SERVER_ADDRESS, PORT_PRIORITY), 6000);
+    expectRateWithin(iperfKbit(lab.clients[0]!.ns, SERVER_ADDRESS, PORT_PRIORITY, { reverse: true }), 12_000);
   });
 
   test('an address without a rule is not held to it', () => {
@@ -118,10 +103,10 @@ describe('per-IP bandwidth rules', () => {
 
   test('the time window switches between the inside and the outside limits', async () => {
     await gateway.apply(snapshot({ windowInside: true }));
-    within(iperfKbit(lab.clients[0]!.ns, SERVER_ADDRESS, PORT_PRIORITY), 6000);
+    expectRateWithin(iperfKbit(lab.clients[0]!.ns, SERVER_ADDRESS, PORT_PRIORITY), 6000);
     await gateway.apply(snapshot({ windowInside: false }));
-    within(iperfKbit(lab.clients[0]!.ns, SERVER_ADDRESS, PORT_PRIORITY), 14_000);
-    within(iperfKbit(lab.clients[0]!.ns, SERVER_ADDRESS, PORT_PRIORITY, { reverse: true }), 30_000);
+    expectRateWithin(iperfKbit(lab.clients[0]!.ns, SERVER_ADDRESS, PORT_PRIORITY), 14_000);
+    expectRateWithin(iperfKbit(lab.clients[0]!.ns, SERVER_ADDRESS, PORT_PRIORITY, { reverse: true }), 30_000);
     await gateway.apply(snapshot());
   });
 });
