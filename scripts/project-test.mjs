@@ -1,10 +1,11 @@
 // `npm test`: install, build, type-check, then every suite (unit, API, browser) in one
 // Vitest run that ends with one summary line: "tests: N passed, N failed".
-import { build, ensureChromium, install, run, step } from './project-steps.mjs';
+import { build, ensureTestPackages, install, run, step } from './project-steps.mjs';
 
 install();
+// Before the build, which compiles the eBPF classifier when clang is there.
+ensureTestPackages();
 build();
-ensureChromium();
 step('typecheck', run('node_modules/.bin/tsc', ['-p', 'tsconfig.json', '--noEmit']));
 // Every project but the network lab, which needs root and namespaces: `npm run lab`.
 const projects = ['schema', 'i18n', 'daemon', 'console', 'portal', 'e2e'].flatMap((name) => ['--project', name]);
