@@ -7,13 +7,13 @@ import { firewallContributor } from '../domains/firewall/firewall-contributor.js
 import { conntrackDomain } from '../domains/firewall/firewall-conntrack.js';
 import { qosDomain, qosRulesetContributor } from '../domains/qos/qos-domain.js';
 import { qosDownloadShaping } from '../domains/qos/qos-kernel.js';
-import type { QosDownloadShaping } from '../domains/qos/qos-plan.js';
+import type { QosDownloadChoice, QosDownloadShaping } from '../domains/qos/qos-plan.js';
 
 /**
  * Features that add to the one nftables ruleset the network domain renders, in the order
  * their rules run inside each extension chain.
  */
-export function rulesetContributors(qosDownload: QosDownloadShaping = 'lan'): RulesetContributor[] {
+export function rulesetContributors(qosDownload: QosDownloadChoice = 'lan'): RulesetContributor[] {
   return [hotspotRulesetContributor(), firewallContributor, qosRulesetContributor(qosDownload)];
 }
 
@@ -22,6 +22,8 @@ export function rulesetContributors(qosDownload: QosDownloadShaping = 'lan'): Ru
  * feature adds to) first, then the domains that build on its devices.
  */
 export function systemDomains(settings: Pick<Settings, 'port' | 'systemRoot' | 'driver' | 'qosDownload'>): ConfigDomain[] {
-  const download = qosDownloadShaping(settings.qosDownload, settings.driver);
+  // Asked on the first render, not at start: the kernel probe may scan its symbol list.
+  let side: QosDownloadShaping | undefined;
+  const download = () => (side ??= qosDownloadShaping(settings.qosDownload, settings.driver));
   return [networkDomain(settings, rulesetContributors(download)), conntrackDomain(settings), qosDomain(settings, download)];
 }

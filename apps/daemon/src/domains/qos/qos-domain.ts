@@ -9,7 +9,7 @@ import { QOS_ENTITY_NAMES, QOS_FILES, qosConfigOf } from './qos-config.js';
 import { renderQosDnsmasq, renderQosPart } from './qos-nftables.js';
 import { renderQosOpenwrtTable, QOS_OPENWRT_FILES } from './qos-openwrt.js';
 import { qosOpenwrtDhcp, qosOpenwrtRouteFiles } from '../../drivers/openwrt/openwrt-qos-routes.js';
-import { planQos, type QosDownloadShaping } from './qos-plan.js';
+import { downloadSideOf, planQos, type QosDownloadChoice, type QosDownloadShaping } from './qos-plan.js';
 import { renderQosTc } from './qos-tc.js';
 
 function qosPart(snapshot: ConfigSnapshot, network: NetworkPlan, download: QosDownloadShaping): RulesetPart | null {
@@ -26,10 +26,10 @@ function qosPart(snapshot: ConfigSnapshot, network: NetworkPlan, download: QosDo
  * OpenWrt shapes it on the LAN side: its tc script is run by `tc -batch` alone, which cannot
  * create the IFB devices.
  */
-export function qosRulesetContributor(download: QosDownloadShaping = 'lan'): RulesetContributor {
+export function qosRulesetContributor(download: QosDownloadChoice = 'lan'): RulesetContributor {
   return {
     entities: QOS_ENTITY_NAMES,
-    part: (snapshot, network) => qosPart(snapshot, network, download),
+    part: (snapshot, network) => qosPart(snapshot, network, downloadSideOf(download)),
     openwrt: (snapshot, network) => qosOpenwrtOutputs(snapshot, network),
     // Port, domain and ISP routes on OpenWrt are mwan3 marks (openwrt-qos-routes.ts), with their
     // domain sets fed by dnsmasq sections in /etc/config/dhcp.
@@ -49,8 +49,8 @@ function qosOpenwrtOutputs(snapshot: ConfigSnapshot, network: NetworkPlan): Rend
  * WAN (upload) and of the download side. Applied after the network domain, whose devices it
  * shapes; it re-renders when the network changes, since device names and WANs come from it.
  */
-export function qosDomain(settings: Pick<Settings, 'driver'>, download: QosDownloadShaping = 'lan'): ConfigDomain {
-  const side: QosDownloadShaping = settings.driver === 'openwrt' ? 'lan' : download;
+export function qosDomain(settings: Pick<Settings, 'driver'>, download: QosDownloadChoice = 'lan'): ConfigDomain {
+  const side = (): QosDownloadShaping => (settings.driver === 'openwrt' ? 'lan' : downloadSideOf(download));
   return {
     name: 'qos',
     entities: [...QOS_ENTITY_NAMES, ...NETWORK_ENTITY_NAMES],
@@ -59,7 +59,7 @@ export function qosDomain(settings: Pick<Settings, 'driver'>, download: QosDownl
       // Like the network domain: a device with no interface configured is left as it is.
       if (networkConfig.interfaces.length === 0) return [];
       const network = planNetwork(networkConfig);
-      const plan = planQos(qosConfigOf(snapshot), network, side);
+      const plan = planQos(qosConfigOf(snapshot), network, side());
       return [{ domain: 'qos', files: [{ target: QOS_FILES.tc, content: renderQosTc(plan), check: 'tc' }] }];
     },
   };

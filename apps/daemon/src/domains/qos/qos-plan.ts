@@ -37,6 +37,16 @@ import type { QosConfig } from './qos-config.js';
 /** Where download traffic is shaped (see above). */
 export type QosDownloadShaping = 'lan' | 'ifb' | 'ifb-bpf';
 
+/**
+ * A download side, or how to find it when first needed: the daemon asks the kernel on its
+ * first render rather than at start (qos-kernel.ts may scan the kernel's symbol list).
+ */
+export type QosDownloadChoice = QosDownloadShaping | (() => QosDownloadShaping);
+
+export function downloadSideOf(choice: QosDownloadChoice): QosDownloadShaping {
+  return typeof choice === 'function' ? choice() : choice;
+}
+
 /** Whether download traffic is shaped on an IFB device per WAN (either way of copying the code). */
 export function shapesOnIfb(download: QosDownloadShaping): boolean {
   return download !== 'lan';
