@@ -77,12 +77,21 @@ export function createLabGateway(
   };
 }
 
+const WAN1 = { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: '198.51.100.2', netmask: '255.255.255.0', gateway: '198.51.100.1' };
+const WAN2 = { ifname: 'wan2', role: 'wan', hwport: ['wan2'], proto: 'static', ipaddr: '203.0.113.2', netmask: '255.255.255.0', gateway: '203.0.113.1' };
+
+/** LAN 192.168.11.1/24 bridged over the first `ports` client ports (lanp1…). */
+function lanRow(ports: number) {
+  const hwport = Array.from({ length: ports }, (_, i) => `lanp${i + 1}`);
+  return row(networkInterface, 'lan', { ifname: 'lan', role: 'lan', hwport, proto: 'static', ipaddr: '192.168.11.1', netmask: '255.255.255.0' });
+}
+
 /** The plain lab network: WAN 198.51.100.2/24 on wan1, LAN 192.168.11.1/24 bridged over two ports. */
 export function oneWanOneLan() {
-  return {
-    networkInterface: [
-      row(networkInterface, 'wan1', { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: '198.51.100.2', netmask: '255.255.255.0', gateway: '198.51.100.1' }),
-      row(networkInterface, 'lan', { ifname: 'lan', role: 'lan', hwport: ['lanp1', 'lanp2'], proto: 'static', ipaddr: '192.168.11.1', netmask: '255.255.255.0' }),
-    ],
-  };
+  return { networkInterface: [row(networkInterface, 'wan1', WAN1), lanRow(2)] };
+}
+
+/** Both lab WANs (198.51.100.2/24 on wan1, 203.0.113.2/24 on wan2) and the LAN; `wan1` adds fields to the first. */
+export function twoWansOneLan(options: { lanPorts?: number; wan1?: Record<string, unknown> } = {}) {
+  return { networkInterface: [row(networkInterface, 'wan1', { ...WAN1, ...options.wan1 }), row(networkInterface, 'wan2', WAN2), lanRow(options.lanPorts ?? 2)] };
 }

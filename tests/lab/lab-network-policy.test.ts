@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { arpBind, multiWan, networkInterface } from '@portico/schema';
+import { arpBind, multiWan } from '@portico/schema';
 import { inNs, SERVER_ADDRESS, setClientAddress, type Lab } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
-import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
+import { createLabGateway, row, twoWansOneLan, type LabGateway } from './lab-gateway.js';
 
 /** ARP binding and multi-WAN failover, with the same real applier as the DHCP/NAT suite. */
 const blocker = labPrerequisites();
@@ -17,11 +17,7 @@ const TRACK_ADDRESS = '192.0.2.1';
 
 function snapshot(trackIps: string[] = []) {
   return {
-    networkInterface: [
-      row(networkInterface, 'wan1', { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: '198.51.100.2', netmask: '255.255.255.0', gateway: '198.51.100.1' }),
-      row(networkInterface, 'wan2', { ifname: 'wan2', role: 'wan', hwport: ['wan2'], proto: 'static', ipaddr: '203.0.113.2', netmask: '255.255.255.0', gateway: '203.0.113.1' }),
-      row(networkInterface, 'lan', { ifname: 'lan', role: 'lan', hwport: ['lanp1', 'lanp2'], proto: 'static', ipaddr: '192.168.11.1', netmask: '255.255.255.0' }),
-    ],
+    ...twoWansOneLan(),
     multiWan: [
       row(multiWan, 'mw1', { interface: 'wan1', mode: 'failover', priority: 1, track_ips: trackIps }),
       row(multiWan, 'mw2', { interface: 'wan2', mode: 'failover', priority: 2 }),

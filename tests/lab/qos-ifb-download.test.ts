@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { networkInterface, qosIpRule, qosLoadBalance, qosMacRule, qosPortRule } from '@portico/schema';
+import { qosIpRule, qosLoadBalance, qosMacRule, qosPortRule } from '@portico/schema';
 import { buildQosIngressObject } from '../../apps/daemon/bpf-build.mjs';
 import { networkConfigOf } from '../../apps/daemon/src/domains/network/network-domain.js';
 import { planNetwork } from '../../apps/daemon/src/domains/network/network-plan.js';
@@ -9,7 +9,7 @@ import { QOS_FILES, qosConfigOf } from '../../apps/daemon/src/domains/qos/qos-co
 import { qosDownloadShaping } from '../../apps/daemon/src/domains/qos/qos-kernel.js';
 import { CLASS_MINOR, downloadCode, planQos, type QosDownloadShaping } from '../../apps/daemon/src/domains/qos/qos-plan.js';
 import { qosScriptDirectives } from '../../apps/daemon/src/domains/qos/qos-tc.js';
-import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
+import { createLabGateway, row, twoWansOneLan, type LabGateway } from './lab-gateway.js';
 import { labPrerequisites } from './lab-packages.js';
 import { expectRateWithin, windowAround } from './qos-lab.js';
 import { inNs, SERVER_ADDRESS, setClientAddress, type Lab } from './lab-topology.js';
@@ -44,11 +44,7 @@ let download: QosDownloadShaping;
 function snapshot(windowInside = true) {
   const window = windowAround(new Date(), windowInside);
   return {
-    networkInterface: [
-      row(networkInterface, 'wan1', { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: '198.51.100.2', netmask: '255.255.255.0', gateway: '198.51.100.1' }),
-      row(networkInterface, 'wan2', { ifname: 'wan2', role: 'wan', hwport: ['wan2'], proto: 'static', ipaddr: '203.0.113.2', netmask: '255.255.255.0', gateway: '203.0.113.1' }),
-      row(networkInterface, 'lan', { ifname: 'lan', role: 'lan', hwport: ['lanp1', 'lanp2', 'lanp3'], proto: 'static', ipaddr: '192.168.11.1', netmask: '255.255.255.0' }),
-    ],
+    ...twoWansOneLan({ lanPorts: 3 }),
     qosBase: [{ id: '', data: { qos: true, qosmode: 'custom', p2pblock: false, balance: false } }],
     qosLoadBalance: [
       row(qosLoadBalance, 'lb1', { interface: 'wan1', upbandwidth: 100_000, downbandwidth: LINE }),

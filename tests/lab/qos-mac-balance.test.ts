@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { networkInterface, qosLoadBalance, qosMacRule } from '@portico/schema';
+import { qosLoadBalance, qosMacRule } from '@portico/schema';
 import { inNs, SERVER_ADDRESS, setClientAddress, type Lab } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
 import { expectRateWithin } from './qos-lab.js';
-import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
+import { createLabGateway, row, twoWansOneLan, type LabGateway } from './lab-gateway.js';
 import { iperfKbit, startIperfServers, waitForIperf, type IperfServers } from './qos-iperf.js';
 
 /**
@@ -24,11 +24,7 @@ let iperf: IperfServers;
 
 function snapshot(balance: boolean, isps: { wan1?: string; wan2?: string } = {}) {
   return {
-    networkInterface: [
-      row(networkInterface, 'wan1', { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: '198.51.100.2', netmask: '255.255.255.0', gateway: '198.51.100.1' }),
-      row(networkInterface, 'wan2', { ifname: 'wan2', role: 'wan', hwport: ['wan2'], proto: 'static', ipaddr: '203.0.113.2', netmask: '255.255.255.0', gateway: '203.0.113.1' }),
-      row(networkInterface, 'lan', { ifname: 'lan', role: 'lan', hwport: ['lanp1', 'lanp2'], proto: 'static', ipaddr: '192.168.11.1', netmask: '255.255.255.0' }),
-    ],
+    ...twoWansOneLan(),
     qosBase: [{ id: '', data: { qos: true, qosmode: 'smart', p2pblock: true, balance } }],
     qosLoadBalance: [
       row(qosLoadBalance, 'lb1', { interface: 'wan1', weight: 1, upbandwidth: 100_000, downbandwidth: 200_000, ...(isps.wan1 ? { isp: isps.wan1 } : {}) }),

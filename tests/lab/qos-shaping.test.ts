@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { networkInterface, qosBase, qosDomainRule, qosIpRule, qosLoadBalance, qosPortRule } from '@portico/schema';
+import { qosBase, qosDomainRule, qosIpRule, qosLoadBalance, qosPortRule } from '@portico/schema';
 import { inNs, SERVER_ADDRESS, setClientAddress, type Lab } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
 import { expectRateWithin, windowAround } from './qos-lab.js';
-import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
+import { createLabGateway, row, twoWansOneLan, type LabGateway } from './lab-gateway.js';
 import { iperfConcurrent, iperfKbit, startIperfServers, waitForIperf, type IperfServers } from './qos-iperf.js';
 
 /**
@@ -30,16 +30,10 @@ let iperf: IperfServers;
 let dns: ChildProcess | undefined;
 const dnsDir = mkdtempSync(join(tmpdir(), 'portico-qos-dns-'));
 
-const interfaces = () => [
-  row(networkInterface, 'wan1', { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: '198.51.100.2', netmask: '255.255.255.0', gateway: '198.51.100.1', dns: [SERVER_ADDRESS] }),
-  row(networkInterface, 'wan2', { ifname: 'wan2', role: 'wan', hwport: ['wan2'], proto: 'static', ipaddr: '203.0.113.2', netmask: '255.255.255.0', gateway: '203.0.113.1' }),
-  row(networkInterface, 'lan', { ifname: 'lan', role: 'lan', hwport: ['lanp1', 'lanp2'], proto: 'static', ipaddr: '192.168.11.1', netmask: '255.255.255.0' }),
-];
-
 function snapshot(extra: { windowInside?: boolean; routes?: boolean } = {}) {
   const window = extra.windowInside === undefined ? {} : windowAround(new Date(), extra.windowInside);
   return {
-    networkInterface: interfaces(),
+    ...twoWansOneLan({ wan1: { dns: [SERVER_ADDRESS] } }),
     qosBase: [{ id: '', data: { qos: true, qosmode: 'custom', p2pblock: false, balance: false } }],
     qosLoadBalance: [
       row(qosLoadBalance, 'lb1', { interface: 'wan1', upbandwidth: 20_000, downbandwidth: 200_000 }),

@@ -6,7 +6,6 @@ import {
   dhcpLeaseQuerySchema,
   dhcpServer,
   multiWan,
-  networkInterface,
   staticRoute,
   systemRouteQuerySchema,
   type Netif,
@@ -20,7 +19,7 @@ import { networkConfigOf } from '../../apps/daemon/src/domains/network/network-d
 import { NetworkStatus } from '../../apps/daemon/src/domains/status/status-network.js';
 import { inNs, run, type Lab } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
-import { createLabGateway, row, type LabGateway } from './lab-gateway.js';
+import { createLabGateway, row, twoWansOneLan, type LabGateway } from './lab-gateway.js';
 
 /**
  * The network status pages on the linux driver, read for real: the configuration is applied in
@@ -39,11 +38,7 @@ let leasesFile = '';
 
 function snapshot(): ConfigSnapshot {
   return {
-    networkInterface: [
-      row(networkInterface, 'wan1', { ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: '198.51.100.2', netmask: '255.255.255.0', gateway: '198.51.100.1' }),
-      row(networkInterface, 'wan2', { ifname: 'wan2', role: 'wan', hwport: ['wan2'], proto: 'static', ipaddr: '203.0.113.2', netmask: '255.255.255.0', gateway: '203.0.113.1' }),
-      row(networkInterface, 'lan', { ifname: 'lan', role: 'lan', hwport: ['lanp1', 'lanp2'], proto: 'static', ipaddr: '192.168.11.1', netmask: '255.255.255.0' }),
-    ],
+    ...twoWansOneLan(),
     multiWan: [
       row(multiWan, 'mw1', { interface: 'wan1', mode: 'balance', weight: 1, track_ips: ['198.51.100.1'] }),
       row(multiWan, 'mw2', { interface: 'wan2', mode: 'failover', priority: 2 }),

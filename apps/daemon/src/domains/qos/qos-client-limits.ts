@@ -41,7 +41,7 @@ export function renderClientLimits(
   options: { slotOf?: (limit: ClientLimit, index: number) => number; download?: QosDownloadShaping } = {},
 ): ClientLimitCommands {
   const slotOf = options.slotOf ?? ((_limit, index) => index);
-  const ifb = options.download !== undefined && shapesOnIfb(options.download);
+  const ifb = shapesOnIfb(options.download ?? 'lan');
   const tc: string[] = [];
   const up: string[] = [];
   const down: string[] = [];
