@@ -83,7 +83,7 @@ for (const [entry, out] of bundles) await build({
 
 // Files the daemon hands to other programs by path: the DHCP WAN client's hook (udhcpc runs
 // it) sits beside the bundle, where drivers/linux/wan-dhcp.ts looks for it.
-copyFileSync(join(here, 'src', 'drivers', 'linux', 'dhcp-hook.mjs'), join(here, 'dist', 'dhcp-hook.mjs'));
+copyFileSync(join(here, 'src', 'domains', 'network', 'dhcp-hook.mjs'), join(here, 'dist', 'dhcp-hook.mjs'));
 chmodSync(join(here, 'dist', 'dhcp-hook.mjs'), 0o755);
 
 // The operator definition files the device ships (domains/qos/qos-isp-defaults.ts reads them

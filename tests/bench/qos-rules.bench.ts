@@ -12,8 +12,7 @@ import { createLabGateway, row } from '../lab/lab-gateway.js';
 import { labPrerequisites } from '../lab/lab-packages.js';
 import { inNs, SERVER_ADDRESS } from '../lab/lab-topology.js';
 import { iperfKbit, startIperfServers, waitForIperf } from '../lab/qos-iperf.js';
-import { DomainRegistry } from '../../apps/daemon/src/config/config-domains.js';
-import { systemDomains } from '../../apps/daemon/src/config/system-domains.js';
+import { systemRegistry } from '../../apps/daemon/src/domain-list.js';
 import { qosDownloadShaping } from '../../apps/daemon/src/domains/qos/qos-kernel.js';
 import { buildQosIngressObject } from '../../apps/daemon/bpf-build.mjs';
 import { median, report } from './bench-util.mjs';
@@ -74,7 +73,7 @@ const client = gateway.lab.clients[0]!.ns;
 inNs(client, ['ip', 'addr', 'add', '192.168.11.10/24', 'dev', 'eth0']);
 inNs(client, ['ip', 'route', 'replace', 'default', 'via', '192.168.11.1']);
 const iperf = startIperfServers(gateway.lab.inet, SERVER_ADDRESS, [PORT]);
-const domains = new DomainRegistry(systemDomains({ port: 8080, systemRoot: '/', driver: 'linux', qosDownload: 'auto' }));
+const domains = systemRegistry({ port: 8080, systemRoot: '/', driver: 'linux', qosDownload: 'auto' });
 
 /** One upload and one download run, in Mbit/s. */
 const throughput = () => [iperfKbit(client, SERVER_ADDRESS, PORT, { seconds: 3 }) / 1000, iperfKbit(client, SERVER_ADDRESS, PORT, { seconds: 3, reverse: true }) / 1000];

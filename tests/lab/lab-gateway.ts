@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import { networkInterface, writeSchema, type AnyEntity } from '@portico/schema';
 import { runCommand, type CommandRunner } from '../../apps/daemon/src/engine/command-runner.js';
 import { createLinuxApplier } from '../../apps/daemon/src/config/apply-linux.js';
-import { DomainRegistry } from '../../apps/daemon/src/config/config-domains.js';
 import type { ConfigApplier, ConfigDomain, ConfigSnapshot } from '../../apps/daemon/src/config/config-types.js';
-import { systemDomains } from '../../apps/daemon/src/config/system-domains.js';
+import { systemRegistry } from '../../apps/daemon/src/domain-list.js';
 import type { QosDownloadSetting } from '../../apps/daemon/src/settings.js';
 import { createLab, inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
 
@@ -44,7 +43,7 @@ export function createLabGateway(
   const webRoot = mkdtempSync(join(tmpdir(), 'portico-lab-www-'));
   writeFileSync(join(webRoot, 'index.html'), 'upstream-ok\n');
   const inGateway: CommandRunner = (argv, opts) => runCommand(['ip', 'netns', 'exec', lab.gw, ...argv], opts);
-  const domains = new DomainRegistry(options.domains?.(root) ?? systemDomains({ port: 8080, systemRoot: root, driver: 'linux', qosDownload: options.qosDownload ?? 'lan' }));
+  const domains = systemRegistry({ port: 8080, systemRoot: root, driver: 'linux', qosDownload: options.qosDownload ?? 'lan' }, options.domains?.(root));
   const applier = createLinuxApplier({
     root,
     run: inGateway,

@@ -1,9 +1,9 @@
 import type { Db } from './plugins/db-open.js';
 import type { Settings } from './settings.js';
-import type { AccountStore } from './domains/admin/account-store.js';
-import type { SessionStore } from './domains/auth/session-store.js';
-import type { LoginLimiter } from './domains/auth/login-limiter.js';
-import type { PasswordHasher } from './domains/auth/password-hash.js';
+import type { AccountStore } from './plugins/account-store.js';
+import type { SessionStore } from './plugins/session-store.js';
+import type { LoginLimiter } from './plugins/login-limiter.js';
+import type { PasswordHasher } from './plugins/password-hash.js';
 import type { LiveStatusSource } from './drivers/live-source.js';
 import type { ConfigService } from './config/config-service.js';
 

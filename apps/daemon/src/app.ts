@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
-import { adminUser, ENTITIES } from '@portico/schema';
+import { ENTITIES } from '@portico/schema';
 import type { AppContext } from './app-context.js';
 import type { Settings } from './settings.js';
 import { openDatabase } from './plugins/db-open.js';
@@ -12,36 +12,24 @@ import { registerSecurityGuard } from './plugins/security-guard.js';
 import { registerStaticFiles } from './plugins/static-files.js';
 import { registerOpenApiRoute } from './plugins/openapi-document.js';
 import type { RouteEntry } from './plugins/route-policy.js';
-import { AccountStore } from './domains/admin/account-store.js';
-import { adminBinding } from './domains/admin/admin-entity.js';
-import { SessionStore } from './domains/auth/session-store.js';
-import { LoginLimiter } from './domains/auth/login-limiter.js';
-import { createScryptHasher, type PasswordHasher } from './domains/auth/password-hash.js';
-import { ensureInitialAdmin } from './domains/auth/initial-admin.js';
-import { registerAuthRoutes } from './domains/auth/auth-routes.js';
-import { registerMenuRoutes } from './domains/menu/menu-routes.js';
-import { registerStatusRoutes } from './domains/status/status-routes.js';
-import { registerEntityRoutes } from './domains/entity/entity-routes.js';
-import { hotspotConfigBindings } from './domains/hotspot-config/hotspot-config-bindings.js';
-import { registerHotspotConfigRoutes } from './domains/hotspot-config/hotspot-config-routes.js';
+import { AccountStore } from './plugins/account-store.js';
+import { SessionStore } from './plugins/session-store.js';
+import { LoginLimiter } from './plugins/login-limiter.js';
+import { createScryptHasher, type PasswordHasher } from './plugins/password-hash.js';
+import { ensureInitialAdmin } from './plugins/initial-admin.js';
 import type { LiveStatusSource } from './drivers/live-source.js';
 import { selectLiveSource } from './drivers/driver-select.js';
 import { createConfigService, type ConfigDeps } from './config/config-setup.js';
 import type { ConfigService } from './config/config-service.js';
+import { registerEntityRoutes } from './config/entity-routes.js';
 import { registerJournalRoutes } from './config/journal-routes.js';
 import { registerConfirmRoutes } from './config/confirm-routes.js';
-import { registerReconnectRoutes } from './domains/network/network-reconnect-routes.js';
-import { registerMaintainRoutes, type MaintainDeps } from './domains/maintain/maintain-routes.js';
-import { networkBindings } from './domains/network/network-domain.js';
-import { firewallBindings } from './domains/firewall/firewall-bindings.js';
-import { qosBindings } from './domains/qos/qos-bindings.js';
-import { registerQosRoutes } from './domains/qos/qos-routes.js';
-import { systemDomains } from './config/system-domains.js';
-import { registerHotspot, type HotspotDeps } from './domains/hotspot/hotspot-setup.js';
-import { seedFactoryNetwork } from './config/factory-defaults.js';
+import { registryOf } from './config/config-domains.js';
+import type { DomainModule, RuntimeService } from './config/domain-module.js';
+import { DOMAIN_MODULES, type DomainDeps } from './domain-list.js';
 
 /** Services a caller may replace; tests pass a clock, a counting hasher or a fake live source. */
-export interface AppDeps {
+export interface AppDeps extends DomainDeps {
   now?: () => number;
   passwords?: PasswordHasher;
   live?: LiveStatusSource;
@@ -51,10 +39,8 @@ export interface AppDeps {
   announce?: (line: string) => void;
   /** The apply pipeline's applier, domains and timer. */
   config?: ConfigDeps;
-  /** The hotspot's data plane, neighbour table and credential checks. */
-  hotspot?: HotspotDeps;
-  /** Backup, restore, reset and reboot: tests pass a command runner that never reboots the machine. */
-  maintain?: MaintainDeps;
+  /** The domain modules (all of DOMAIN_MODULES by default). */
+  modules?: readonly DomainModule<never>[];
 }
 
 declare module 'fastify' {
@@ -62,6 +48,19 @@ declare module 'fastify' {
     /** Every route with its policy and schemas, as registered. */
     routeTable: RouteEntry[];
     appContext: AppContext;
+  }
+}
+
+/**
+ * A domain's routes serve only the pages (menu modules) it declares: page permissions and
+ * disabled modules are data a reader can trust, like the policy every route must carry.
+ */
+function assertDeclaredPages(module: DomainModule<never>, added: readonly RouteEntry[]): void {
+  const declared = new Set(module.pages ?? []);
+  for (const route of added) {
+    const pages = route.policy ? [route.policy.module].flat() : [];
+    const undeclared = pages.filter((page) => !declared.has(page));
+    if (undeclared.length) throw new Error(`domain ${module.name} registers ${route.method} ${route.url} for page ${undeclared.join(', ')}, which it does not declare`);
   }
 }
 
@@ -78,6 +77,7 @@ export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<
   const db = openDatabase(deps.databaseFile ?? join(settings.stateDir, 'portico.db'));
   const passwords = deps.passwords ?? createScryptHasher();
   const accounts = new AccountStore(db, now);
+  const modules = deps.modules ?? DOMAIN_MODULES;
 
   let live: LiveStatusSource | undefined;
   let app: FastifyInstance | undefined;
@@ -104,7 +104,8 @@ export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<
         now,
         accounts,
         sessions,
-        deps: { ...deps.config, domains: deps.config?.domains ?? systemDomains(settings) },
+        registry: registryOf(modules, settings, deps.config?.domains),
+        deps: deps.config,
         report: (error, what) => app?.log.error({ err: error }, what),
       }),
     };
@@ -129,17 +130,18 @@ export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<
     await app.register(fastifyCookie);
     registerSecurityGuard(app, ctx, routes);
 
-    registerAuthRoutes(app, ctx);
-    registerMenuRoutes(app, ctx);
-    registerStatusRoutes(app, ctx);
-    registerQosRoutes(app, ctx);
-    registerEntityRoutes(app, ctx, ENTITIES, { [adminUser.name]: adminBinding(ctx), ...networkBindings(db), ...firewallBindings(db), ...qosBindings(db), ...hotspotConfigBindings(ctx) });
-    await registerHotspotConfigRoutes(app, ctx);
+    const bindings = Object.assign({}, ...modules.map((module) => module.bindings?.(ctx) ?? {}));
+    registerEntityRoutes(app, ctx, ENTITIES, bindings);
     registerJournalRoutes(app, ctx);
     registerConfirmRoutes(app, ctx);
-    registerReconnectRoutes(app, ctx);
-    await registerHotspot(app, ctx, deps.hotspot);
-    await registerMaintainRoutes(app, ctx, deps.maintain);
+    for (const module of modules) module.seed?.(ctx);
+    const services: RuntimeService[] = [];
+    for (const module of modules) {
+      const before = routes.length;
+      const service = await module.register?.(app, ctx, (deps as Record<string, never>)[module.name]);
+      if (service) services.push(service);
+      assertDeclaredPages(module, routes.slice(before));
+    }
     registerOpenApiRoute(app, routes);
     await registerStaticFiles(app, settings);
 
@@ -149,13 +151,13 @@ export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<
       announce(`Initial admin password: ${created.password} (also in ${created.file})`);
     }
 
-    seedFactoryNetwork(db, settings.factoryLanPorts, now);
     // A change left unconfirmed by the previous run is reverted or its window resumed.
     await ctx.config.resume();
 
     const source = live;
     const ownsLive = deps.live === undefined;
     app.addHook('onClose', async () => {
+      for (const service of services.reverse()) await service.stop();
       if (ownsLive) source.stop();
       await ctx.config.stop();
       db.close();

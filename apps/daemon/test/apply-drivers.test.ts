@@ -1,14 +1,15 @@
+import { systemRegistry } from '../src/domain-list.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { defineEntity, ENTITIES, type AnyEntity } from '@portico/schema';
-import { registerEntityRoutes } from '../src/domains/entity/entity-routes.js';
+import { registerEntityRoutes } from '../src/config/entity-routes.js';
 import type { CommandRunner } from '../src/engine/command-runner.js';
 import { ApplyQueue } from '../src/config/apply-queue.js';
 import { createLinuxApplier } from '../src/config/apply-linux.js';
 import { createSimApplier } from '../src/config/apply-sim.js';
-import { collectionRows, DEFAULT_DOMAINS, DomainRegistry } from '../src/config/config-domains.js';
+import { collectionRows } from '../src/config/config-domains.js';
 import type { ConfigDomain, ConfigSnapshot } from '../src/config/config-types.js';
 import { readSettings } from '../src/settings.js';
 import { adminClient, get, json, post, startDaemon, tempDir, type Harness } from './daemon-harness.js';
@@ -55,24 +56,24 @@ afterEach(async () => {
 
 describe('domain registry', () => {
   test('maps entities to their domains; entities of no domain apply nothing', () => {
-    const registry = new DomainRegistry([linkDomain, { name: 'other', entities: ['sampleRule', 'sampleLink'] }]);
+    const registry = systemRegistry({}, [linkDomain, { name: 'other', entities: ['sampleRule', 'sampleLink'] }]);
     expect(registry.domainsOf(['sampleRule'])).toEqual(['other']);
     expect(registry.domainsOf(['sampleLink', 'sampleRule'])).toEqual(['links', 'other']);
     expect(registry.domainsOf(['adminUser'])).toEqual([]);
     expect(registry.render(['other'], snapshotOf([{ name: 'eth0', address: '10.0.0.1/24' }]))).toEqual([]);
-    expect(() => new DomainRegistry([linkDomain, linkDomain])).toThrow(/declared twice/);
+    expect(() => systemRegistry({}, [linkDomain, linkDomain])).toThrow(/declared twice/);
   });
 
   test('every entity the network domain names is a declared entity', () => {
     const declared = new Set(ENTITIES.map((e) => e.name));
-    for (const domain of DEFAULT_DOMAINS) for (const entity of domain.entities) expect(declared, entity).toContain(entity);
+    for (const domain of systemRegistry().renderable().map((name) => systemRegistry().get(name)!)) for (const entity of domain.entities) expect(declared, entity).toContain(entity);
   });
 });
 
 describe('sim applier', () => {
   test('keeps the rendered files under <stateDir>/rendered, checked by the builtin checkers', async () => {
     const stateDir = tempDir();
-    const applier = createSimApplier({ stateDir, domains: new DomainRegistry([linkDomain]) });
+    const applier = createSimApplier({ stateDir, domains: systemRegistry({}, [linkDomain]) });
     await applier.apply(['links'], snapshotOf([{ name: 'eth0', address: '10.0.0.1/24' }]));
     expect(readFileSync(join(stateDir, 'rendered/etc/portico/links.batch'), 'utf8')).toBe('address replace 10.0.0.1/24 dev eth0\n');
     await expect(applier.apply(['links'], snapshotOf([{ name: 'eth0;reboot', address: '10.0.0.1/24' }]))).rejects.toThrow(/failed its ip-batch check/);
@@ -100,7 +101,7 @@ describe('sim applier', () => {
 
   test('with no renderer for a domain, nothing is written', async () => {
     const stateDir = tempDir();
-    await createSimApplier({ stateDir, domains: new DomainRegistry(DEFAULT_DOMAINS) }).apply(['network'], {});
+    await createSimApplier({ stateDir, domains: systemRegistry({}, [{ name: 'network', entities: ['networkInterface'] }]) }).apply(['network'], {});
     expect(existsSync(join(stateDir, 'rendered'))).toBe(false);
   });
 });
@@ -123,7 +124,7 @@ describe('linux applier', () => {
         },
       ],
     };
-    const applier = createLinuxApplier({ root, run, domains: new DomainRegistry([nftDomain]) });
+    const applier = createLinuxApplier({ root, run, domains: systemRegistry({}, [nftDomain]) });
     await applier.apply(['firewall'], { sampleRule: [] });
     expect(readFileSync(join(root, 'etc/portico/firewall.nft'), 'utf8')).toBe('table inet portico {} # 0\n');
     expect(calls.map((c) => c.slice(0, 2))).toEqual([
@@ -146,7 +147,7 @@ describe('linux applier', () => {
       entities: [],
       render: () => [{ domain: 'firewall', files: [{ target: '/etc/portico/firewall.nft', content: 'broken\n', check: 'nft' }] }],
     };
-    await expect(createLinuxApplier({ root, run, domains: new DomainRegistry([domain]) }).apply(['firewall'], {})).rejects.toThrow(/syntax error/);
+    await expect(createLinuxApplier({ root, run, domains: systemRegistry({}, [domain]) }).apply(['firewall'], {})).rejects.toThrow(/syntax error/);
     expect(existsSync(join(root, 'etc/portico/firewall.nft'))).toBe(false);
   });
 });

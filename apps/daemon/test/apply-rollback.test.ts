@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { defineEntity, type AnyEntity } from '@portico/schema';
-import { registerEntityRoutes } from '../src/domains/entity/entity-routes.js';
+import { registerEntityRoutes } from '../src/config/entity-routes.js';
 import type { ConfigApplier, ConfigSnapshot, Scheduler } from '../src/config/config-types.js';
 import { adminClient, get, json, login, post, startDaemon, tempDir, TestClock, type Client, type Harness } from './daemon-harness.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp, type AppDeps } from '../src/app.js';
-import { createScryptHasher, type PasswordHasher } from '../src/domains/auth/password-hash.js';
+import { createScryptHasher, type PasswordHasher } from '../src/plugins/password-hash.js';
 import { readSettings, type Settings } from '../src/settings.js';
 
 /** A clock tests move by hand. */

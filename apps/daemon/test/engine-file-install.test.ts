@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { CommandRunner } from '../src/engine/command-runner.js';
 import { runCommand } from '../src/engine/command-runner.js';
-import { builtinCheck, FileCheckError, installFiles, LINUX_CHECKS } from '../src/engine/file-install.js';
+import { FileCheckError, installFiles } from '../src/engine/file-install.js';
+import { systemRegistry } from '../src/domain-list.js';
+
+const { formats } = systemRegistry();
+const builtinCheck = (format: string, content: string) => formats.builtinCheck(format, content);
 import type { RenderedFile } from '../src/engine/engine-types.js';
 
 let root: string;
@@ -32,7 +36,7 @@ const dnsFile = (content: string): RenderedFile => ({ target: '/etc/portico/dnsm
 describe('installFiles', () => {
   test('checks each candidate with its checker, then replaces the targets', async () => {
     calls.length = 0;
-    const changed = await installFiles([nftFile('table inet portico {}\n'), dnsFile('port=0\n')], { root, run: passing, checks: LINUX_CHECKS });
+    const changed = await installFiles([nftFile('table inet portico {}\n'), dnsFile('port=0\n')], { root, run: passing, formats, tools: true });
     expect(changed.map((f) => f.target)).toEqual(['/etc/portico/network.nft', '/etc/portico/dnsmasq.conf']);
     expect(calls[0]!.slice(0, 3)).toEqual(['nft', '-c', '-f']);
     expect(calls[1]![0]).toBe('dnsmasq');
@@ -41,9 +45,9 @@ describe('installFiles', () => {
   });
 
   test('one failing check replaces nothing and leaves no temporary files', async () => {
-    await installFiles([nftFile('old\n'), dnsFile('old\n')], { root, run: passing, checks: LINUX_CHECKS });
+    await installFiles([nftFile('old\n'), dnsFile('old\n')], { root, run: passing, formats, tools: true });
     await expect(
-      installFiles([nftFile('new\n'), dnsFile('broken\n')], { root, run: failingOn('broken'), checks: LINUX_CHECKS }),
+      installFiles([nftFile('new\n'), dnsFile('broken\n')], { root, run: failingOn('broken'), formats, tools: true }),
     ).rejects.toBeInstanceOf(FileCheckError);
     expect(readFileSync(join(root, 'etc/portico/network.nft'), 'utf8')).toBe('old\n');
     expect(readFileSync(join(root, 'etc/portico/dnsmasq.conf'), 'utf8')).toBe('old\n');
@@ -51,9 +55,9 @@ describe('installFiles', () => {
   });
 
   test('an unchanged file is neither checked nor rewritten', async () => {
-    await installFiles([nftFile('same\n')], { root, run: passing, checks: LINUX_CHECKS });
+    await installFiles([nftFile('same\n')], { root, run: passing, formats, tools: true });
     calls.length = 0;
-    const changed = await installFiles([nftFile('same\n')], { root, run: passing, checks: LINUX_CHECKS });
+    const changed = await installFiles([nftFile('same\n')], { root, run: passing, formats, tools: true });
     expect(changed).toEqual([]);
     expect(calls).toEqual([]);
   });

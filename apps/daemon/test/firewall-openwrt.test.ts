@@ -1,16 +1,16 @@
+import { systemRegistry } from '../src/domain-list.js';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createOpenwrtApplier, openwrtReloadFor } from '../src/config/apply-openwrt.js';
-import { DomainRegistry } from '../src/config/config-domains.js';
+import { createOpenwrtApplier } from '../src/config/apply-openwrt.js';
 import type { CommandRunner } from '../src/engine/command-runner.js';
 import { CONNTRACK_FILES, conntrackDomain } from '../src/domains/firewall/firewall-conntrack.js';
 import { firewallContributor } from '../src/domains/firewall/firewall-contributor.js';
 import { OPENWRT_FIREWALL_FILES } from '../src/domains/firewall/firewall-openwrt.js';
 import { networkDomain } from '../src/domains/network/network-domain.js';
-import { OPENWRT_NETWORK_FILES } from '../src/drivers/openwrt/openwrt-network.js';
+import { OPENWRT_NETWORK_FILES } from '../src/domains/network/network-openwrt.js';
 import type { RenderedFile } from '../src/engine/engine-types.js';
 import { firewallSnapshot, FIREWALL_ROWS } from './firewall-fixture.js';
 import { checkerAvailable } from './network-checker-run.js';
@@ -19,6 +19,16 @@ const goldenDir = join(import.meta.dirname, 'golden', 'firewall', 'openwrt');
 const update = process.env.UPDATE_GOLDEN === '1';
 const work = mkdtempSync(join(tmpdir(), 'portico-fw4-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** The service reload the domains name for an installed file on OpenWrt, as the applier asks. */
+function openwrtReloadFor(target: string): readonly string[] | undefined {
+  const run: CommandRunner = async () => ({ exitCode: 0, stdout: '', stderr: '' });
+  for (const activation of systemRegistry({ driver: 'openwrt' }).activations('openwrt', { root: work, run })) {
+    const reload = activation.reloadFor?.(target);
+    if (reload) return reload.argv;
+  }
+  return undefined;
+}
 
 const openwrt = networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' }, [firewallContributor]);
 const bare = networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' }, []);
@@ -163,7 +173,7 @@ describe('the openwrt applier and the firewall', () => {
       commands.push([...argv]);
       return { exitCode: 0, stdout: '', stderr: '' };
     };
-    const domains = new DomainRegistry([openwrt]);
+    const domains = systemRegistry({}, [openwrt]);
     const applier = createOpenwrtApplier({ root, run, domains });
     await applier.apply(['network'], firewallSnapshot({}));
     commands.length = 0;

@@ -2,8 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PASSWORD_PATTERN } from '@portico/schema';
-import { randomPassword } from '../src/domains/auth/initial-admin.js';
-import { createScryptHasher } from '../src/domains/auth/password-hash.js';
+import { randomPassword } from '../src/plugins/initial-admin.js';
+import { createScryptHasher } from '../src/plugins/password-hash.js';
 import { json, login, startDaemon, tempDir } from './daemon-harness.js';
 
 describe('first start', () => {

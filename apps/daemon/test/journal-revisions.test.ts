@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { defineEntity, type AnyEntity } from '@portico/schema';
-import { registerEntityRoutes } from '../src/domains/entity/entity-routes.js';
+import { registerEntityRoutes } from '../src/config/entity-routes.js';
 import type { ConfigApplier, ConfigSnapshot } from '../src/config/config-types.js';
 import { REDACTED } from '../src/config/config-diff.js';
 import { addAccount, adminClient, get, json, login, post, startDaemon, type Client, type Harness } from './daemon-harness.js';

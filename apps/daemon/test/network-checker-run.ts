@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import type { RenderedFile } from '../src/engine/engine-types.js';
 import { checkIpBatch, defaultRouteLines, type WanHealthConfig } from '../src/domains/network/network-ip-batch.js';
-import type { WanDhcpConfig } from '../src/drivers/linux/wan-dhcp.js';
+import type { WanDhcpConfig } from '../src/domains/network/network-wan-dhcp.js';
 import { checkSysctl } from '../src/domains/network/network-sysctl.js';
 
 /** Runs the checker a rendered file names, the real tool where there is one. */

@@ -1,9 +1,9 @@
+import { systemRegistry } from '../src/domain-list.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createLinuxApplier } from '../src/config/apply-linux.js';
-import { DomainRegistry } from '../src/config/config-domains.js';
 import type { ConfigDomain } from '../src/config/config-types.js';
 import { recreatingSets, runtimeSetsOf } from '../src/config/nft-runtime-sets.js';
 import { runCommand, type CommandRunner } from '../src/engine/command-runner.js';
@@ -86,7 +86,7 @@ describe.skipIf(!isRoot)('a ruleset whose runtime set changed shape (an update, 
     // As it is rendered, the kernel refuses the new file.
     expect((await execa('ip', ['netns', 'exec', namespace, 'nft', '-c', '-f', '-'], { input: ruleset(NEW), reject: false })).exitCode).not.toBe(0);
 
-    const applier = createLinuxApplier({ root, run, domains: new DomainRegistry([domain]) });
+    const applier = createLinuxApplier({ root, run, domains: systemRegistry({}, [domain]) });
     await applier.apply(['firewall'], {});
     const installed = readFileSync(join(root, 'etc/portico/network.nft'), 'utf8');
     expect(installed).toContain('flush table inet portico\ndelete set inet portico clients\n');
@@ -99,7 +99,7 @@ describe.skipIf(!isRoot)('a ruleset whose runtime set changed shape (an update, 
 
     // The next apply installs the file as rendered, and the kernel now takes it as it is.
     const again: ConfigDomain = { ...domain, render: () => [{ domain: 'firewall', files: [{ target: '/etc/portico/network.nft', content: `${ruleset(NEW)}# again\n`, check: 'nft' }] }] };
-    await createLinuxApplier({ root, run, domains: new DomainRegistry([again]) }).apply(['firewall'], {});
+    await createLinuxApplier({ root, run, domains: systemRegistry({}, [again]) }).apply(['firewall'], {});
     expect(readFileSync(join(root, 'etc/portico/network.nft'), 'utf8')).not.toContain('delete set');
     expect((await inNs(['nft', 'list', 'set', 'inet', 'portico', 'recent_hosts'])).stdout).toContain('10.0.0.5');
     await applier.stop?.();

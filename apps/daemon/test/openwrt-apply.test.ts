@@ -1,15 +1,15 @@
+import { systemRegistry } from '../src/domain-list.js';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { dhcpServer, networkInterface, qosIpRule, writeSchema, type AnyEntity } from '@portico/schema';
 import { createOpenwrtApplier } from '../src/config/apply-openwrt.js';
-import { DomainRegistry } from '../src/config/config-domains.js';
 import type { ConfigApplier, ConfigSnapshot } from '../src/config/config-types.js';
 import type { CommandRunner } from '../src/engine/command-runner.js';
 import { networkDomain } from '../src/domains/network/network-domain.js';
 import { qosDomain } from '../src/domains/qos/qos-domain.js';
-import { parseUci } from '../src/drivers/openwrt/uci-format.js';
+import { parseUci } from '../src/engine/uci-format.js';
 import { readSettings } from '../src/settings.js';
 
 function row(entity: AnyEntity, id: string, input: Record<string, unknown>) {
@@ -39,7 +39,7 @@ const run: CommandRunner = async (argv) => {
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'portico-openwrt-'));
   commands = [];
-  applier = createOpenwrtApplier({ root, run, domains: new DomainRegistry([networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' })]) });
+  applier = createOpenwrtApplier({ root, run, domains: systemRegistry({}, [networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' })]) });
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
@@ -77,7 +77,7 @@ describe('openwrt driver', () => {
     const failing = createOpenwrtApplier({
       root,
       run: async () => ({ exitCode: 1, stdout: '', stderr: 'netifd: busy' }),
-      domains: new DomainRegistry([networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' })]),
+      domains: systemRegistry({}, [networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' })]),
     });
     await expect(failing.apply(['network'], snapshot(100))).rejects.toThrow(/netifd: busy/);
   });
@@ -104,7 +104,7 @@ describe('Smart QoS on OpenWrt', () => {
   });
 
   test('a changed script is loaded whole like on linux: the owned devices cleared, then tc -batch, so changed classes take effect', async () => {
-    const qosApplier = createOpenwrtApplier({ root, run, domains: new DomainRegistry([qosDomain({ driver: 'openwrt' })]) });
+    const qosApplier = createOpenwrtApplier({ root, run, domains: systemRegistry({}, [qosDomain({ driver: 'openwrt' })]) });
     await qosApplier.apply(['qos'], withQos(2000));
     expect(commands).toContainEqual(['tc', 'qdisc', 'del', 'dev', 'eth1', 'root']);
     expect(commands).toContainEqual(['tc', 'qdisc', 'del', 'dev', 'eth0', 'ingress']);
@@ -122,7 +122,7 @@ describe('Smart QoS on OpenWrt', () => {
     const failing = createOpenwrtApplier({
       root,
       run: async (argv) => ({ exitCode: argv[1] === '-batch' ? 1 : 0, stdout: '', stderr: 'Error: Specified class not found.' }),
-      domains: new DomainRegistry([qosDomain({ driver: 'openwrt' })]),
+      domains: systemRegistry({}, [qosDomain({ driver: 'openwrt' })]),
     });
     await expect(failing.apply(['qos'], withQos(2000))).rejects.toThrow(/class not found/);
   });

@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 import type { NetworkConfig } from '../src/domains/network/network-config.js';
 import { RenderValueError } from '../src/domains/network/network-syntax.js';
 import { checkSwanctl } from '../src/domains/network/network-vpn-swanctl.js';
-import { OPENWRT_NETWORK_FILES, renderOpenwrtNetwork, renderOpenwrtNetworkPackages } from '../src/drivers/openwrt/openwrt-network.js';
-import { OPENWRT_SWANCTL_FILES } from '../src/drivers/openwrt/openwrt-vpn.js';
-import { checkUci } from '../src/drivers/openwrt/uci-check.js';
-import { parseUci, serializeUci, type UciPackage, type UciSection } from '../src/drivers/openwrt/uci-format.js';
+import { OPENWRT_NETWORK_FILES, renderOpenwrtNetwork, renderOpenwrtNetworkPackages } from '../src/domains/network/network-openwrt.js';
+import { OPENWRT_SWANCTL_FILES } from '../src/domains/network/network-openwrt-vpn.js';
+import { checkUci } from '../src/engine/uci-check.js';
+import { parseUci, serializeUci, type UciPackage, type UciSection } from '../src/engine/uci-format.js';
 import { ALTERNATE, buildConfig, PLAIN_LINKS, REPRESENTATIVE, type ConfigInput } from './network-fixture.js';
 
 const here = dirname(fileURLToPath(import.meta.url));

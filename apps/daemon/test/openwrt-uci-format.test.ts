@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { parseUci, serializeUci, UciError, type UciPackage } from '../src/drivers/openwrt/uci-format.js';
+import { parseUci, serializeUci, UciError, type UciPackage } from '../src/engine/uci-format.js';
 
 const sample: UciPackage = [
   { type: 'interface', name: 'lan', options: { device: 'br-lan', proto: 'static', ipaddr: '192.168.11.1', netmask: '255.255.255.0' } },

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { NETWORK_FILES } from '../src/domains/network/network-config.js';
 import { networkConfigOf, networkDomain } from '../src/domains/network/network-domain.js';
 import { planNetwork } from '../src/domains/network/network-plan.js';
-import { builtinCheck } from '../src/engine/file-install.js';
+import { checkTcScript } from '../src/domains/qos/qos-formats.js';
 import { QOS_FILES, qosConfigOf } from '../src/domains/qos/qos-config.js';
 import { qosDomain, qosRulesetContributor } from '../src/domains/qos/qos-domain.js';
 import { kernelIngressMark, qosDownloadShaping } from '../src/domains/qos/qos-kernel.js';
@@ -21,7 +21,9 @@ import { checkRendered } from './network-checker-run.js';
 import { chainBody, renderedContent } from './network-fixture.js';
 import { recreatingSets, staleDeclaredSets } from '../src/config/nft-runtime-sets.js';
 import { runCommand, type CommandRunner } from '../src/engine/command-runner.js';
-import { ActivationError, createLinuxActivator } from '../src/drivers/linux/linux-activate.js';
+import { createLinuxActivator } from '../src/config/apply-linux.js';
+import { ActivationError } from '../src/engine/engine-types.js';
+import { qosLinuxActivation } from '../src/domains/qos/qos-activation.js';
 import { FULL_QOS, manyIpRules, qosSnapshot } from './qos-fixture.js';
 
 /**
@@ -156,7 +158,7 @@ describe('IFB download shaping: traffic control', () => {
     expect(script).toContain('filter add dev wan1 parent ffff: protocol all prio 1 u32 match u32 0 0 action ctinfo cpmark 0xffff0000 action mirred egress redirect dev qifb1');
     expect(script.indexOf('qdisc add dev wan2 handle ffff: ingress')).toBeGreaterThan(script.lastIndexOf('dev qifb2 parent'));
     expect(script).not.toContain('dev br-lan parent');
-    expect(builtinCheck('tc', script)).toBeNull();
+    expect(checkTcScript(script)).toBeNull();
   });
 
   it('with ifb-bpf, redirects through the eBPF classifier the build made instead of ctinfo', () => {
@@ -166,7 +168,7 @@ describe('IFB download shaping: traffic control', () => {
       'qdisc add dev wan1 handle ffff: ingress',
       `filter add dev wan1 parent ffff: protocol all prio 1 bpf obj ${object} sec classifier action mirred egress redirect dev qifb1`,
     ]);
-    expect(builtinCheck('tc', `# reset wan1\n${lines.join('\n')}\n`)).toBeNull();
+    expect(checkTcScript(`# reset wan1\n${lines.join('\n')}\n`)).toBeNull();
     expect(() => ingressRedirectLines('wan1', 'qifb1', 'ifb-bpf', () => null)).toThrow(/not built/);
     for (const bad of ['/opt/my portico/q.o', '/opt/q.o\nqdisc del dev wan1 root', 'relative/q.o']) {
       expect(() => ingressRedirectLines('wan1', 'qifb1', 'ifb-bpf', () => bad)).toThrow(/cannot go into a tc script/);
@@ -249,7 +251,7 @@ describe('IFB download shaping: the linux driver', () => {
 
   it('clears both qdiscs of every owned device, makes and raises the IFB devices, then loads the script', async () => {
     const { calls, run } = recorder();
-    await createLinuxActivator({ root: work, run }).activate([{ target: QOS_FILES.tc, content: script, check: 'tc' }]);
+    await createLinuxActivator({ root: work, activations: [qosLinuxActivation({ root: work, run })] }).activate([{ target: QOS_FILES.tc, content: script, check: 'tc' }]);
     expect(calls.slice(0, 4)).toEqual(['tc qdisc del dev wan1 root', 'tc qdisc del dev wan1 ingress', 'tc qdisc del dev wan2 root', 'tc qdisc del dev wan2 ingress']);
     expect(calls).toContain('tc qdisc del dev br-lan ingress');
     const made = calls.indexOf('ip link add name qifb1 type ifb');
@@ -260,7 +262,7 @@ describe('IFB download shaping: the linux driver', () => {
 
   it('stops before the script when an IFB device cannot be raised', async () => {
     const { calls, run } = recorder('ip link set dev qifb2 up');
-    await expect(createLinuxActivator({ root: work, run }).activate([{ target: QOS_FILES.tc, content: script, check: 'tc' }])).rejects.toBeInstanceOf(ActivationError);
+    await expect(createLinuxActivator({ root: work, activations: [qosLinuxActivation({ root: work, run })] }).activate([{ target: QOS_FILES.tc, content: script, check: 'tc' }])).rejects.toBeInstanceOf(ActivationError);
     expect(calls.some((c) => c.startsWith('tc -batch'))).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rulesetContributors } from '../src/config/system-domains.js';
+import { systemRulesetParts } from '../src/domain-list.js';
 import type { ConfigSnapshot } from '../src/config/config-types.js';
 import type { RenderedFile } from '../src/engine/engine-types.js';
 import { networkConfigOf, networkDomain } from '../src/domains/network/network-domain.js';
@@ -12,16 +12,16 @@ import { RenderValueError } from '../src/domains/network/network-syntax.js';
 import { qosConfigOf } from '../src/domains/qos/qos-config.js';
 import { CONNECTION_QOS_SHIFT } from '../src/domains/qos/qos-plan.js';
 import { QOS_OPENWRT_FILES } from '../src/domains/qos/qos-openwrt.js';
-import { mwan3InterfaceIds, mwan3Mark, MWAN3_MMX_MASK } from '../src/drivers/openwrt/openwrt-mwan3.js';
-import { OPENWRT_NETWORK_FILES, renderOpenwrtNetwork } from '../src/drivers/openwrt/openwrt-network.js';
+import { mwan3InterfaceIds, mwan3Mark, MWAN3_MMX_MASK } from '../src/domains/network/network-openwrt-mwan3.js';
+import { OPENWRT_NETWORK_FILES, renderOpenwrtNetwork } from '../src/domains/network/network-openwrt.js';
 import {
   OPENWRT_QOS_ROUTE_FILES,
   qosDhcpIpsetSections,
   qosOpenwrtDhcp,
   renderQosOpenwrtRoutes,
-} from '../src/drivers/openwrt/openwrt-qos-routes.js';
-import { checkUci } from '../src/drivers/openwrt/uci-check.js';
-import { parseUci } from '../src/drivers/openwrt/uci-format.js';
+} from '../src/domains/qos/qos-openwrt-routes.js';
+import { checkUci } from '../src/engine/uci-check.js';
+import { parseUci } from '../src/engine/uci-format.js';
 import { checkRendered } from './network-checker-run.js';
 import { FULL_QOS, MULTI_WAN, qosSnapshot, rowOf } from './qos-fixture.js';
 
@@ -35,7 +35,7 @@ import { FULL_QOS, MULTI_WAN, qosSnapshot, rowOf } from './qos-fixture.js';
 const work = mkdtempSync(join(tmpdir(), 'portico-qos-openwrt-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const openwrt = networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' }, rulesetContributors());
+const openwrt = networkDomain({ port: 8080, systemRoot: '/', driver: 'openwrt' }, systemRulesetParts({ driver: 'openwrt' }));
 
 /** Golden files: written when missing or when UPDATE_GOLDEN is set, compared otherwise. */
 function golden(name: string, content: string): void {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { NETWORK_FILES } from '../src/domains/network/network-config.js';
 import { networkConfigOf, networkDomain } from '../src/domains/network/network-domain.js';
 import { planNetwork } from '../src/domains/network/network-plan.js';
-import { builtinCheck } from '../src/engine/file-install.js';
+import { checkTcScript } from '../src/domains/qos/qos-formats.js';
 import { QOS_FILES, qosConfigOf } from '../src/domains/qos/qos-config.js';
 import { qosDomain, qosRulesetContributor } from '../src/domains/qos/qos-domain.js';
 import { planQos, QosBudgetError } from '../src/domains/qos/qos-plan.js';
@@ -145,8 +145,8 @@ describe('Smart QoS traffic control script', () => {
 
   it('matches its golden file and passes the driver’s own check', () => {
     golden('qos.tc', script);
-    expect(builtinCheck('tc', script)).toBeNull();
-    expect(builtinCheck('tc', `${script}class add dev wan1 parent 1:1; reboot\n`)).not.toBeNull();
+    expect(checkTcScript(script)).toBeNull();
+    expect(checkTcScript(`${script}class add dev wan1 parent 1:1; reboot\n`)).not.toBeNull();
   });
 
   it('builds HTB trees on every WAN (upload) and the LAN (download) with per-user classes', () => {

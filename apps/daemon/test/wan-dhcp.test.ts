@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HOSTILE_STRINGS } from '@portico/schema/testing';
-import { leaseCommands, leaseOf, type DhcpWanClient } from '../src/drivers/linux/wan-dhcp.js';
+import { leaseCommands, leaseOf, type DhcpWanClient } from '../src/domains/network/network-wan-dhcp.js';
 
 const CLIENT: DhcpWanClient = { name: 'wan2', device: 'wan2', metric: 102 };
 const MULTI: DhcpWanClient = { name: 'wan2', device: 'wan2', metric: 12, table: 102, rulePriority: 10202 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CommandRunner } from '../src/engine/command-runner.js';
 import { WAN_PROBE, type WanHealthConfig } from '../src/domains/network/network-ip-batch.js';
-import { WanHealthMonitor } from '../src/drivers/linux/wan-health.js';
+import { WanHealthMonitor } from '../src/domains/network/network-wan-health.js';
 
 /** A runner whose pings answer per track IP as the test says, recording every route batch. */
 function fakeSystem() {

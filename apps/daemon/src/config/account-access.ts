@@ -1,6 +1,6 @@
 import { PRIVILEGES, type Privilege } from '@portico/schema';
-import type { Account, AccountStore } from '../domains/admin/account-store.js';
-import type { SessionStore } from '../domains/auth/session-store.js';
+import type { Account, AccountStore } from '../plugins/account-store.js';
+import type { SessionStore } from '../plugins/session-store.js';
 import { sameValue } from './config-diff.js';
 import type { Actor, JournalChange, RawChange } from './config-types.js';
 

@@ -1,67 +1,73 @@
+import { join } from 'node:path';
 import type { CommandRunner } from '../engine/command-runner.js';
-import { createLinuxActivator } from '../drivers/linux/linux-activate.js';
 import type { DomainRegistry } from './config-domains.js';
 import type { ConfigApplier } from './config-types.js';
+import type { TargetActivation } from './domain-module.js';
+import type { RenderedFile } from '../engine/engine-types.js';
 import { renderAndInstall } from './apply-install.js';
-import { NETWORK_FILES, TOLERANT_BATCHES } from '../domains/network/network-config.js';
-import type { WanHealthConfig } from '../domains/network/network-ip-batch.js';
-import { WanHealthMonitor } from '../drivers/linux/wan-health.js';
-import { WanDhcpSupervisor, type WanDhcpConfig } from '../drivers/linux/wan-dhcp.js';
+
+/**
+ * Makes installed files live on a Debian-style system, in the order given (the renderers
+ * choose it: links and addresses before routes, rules and the firewall). Each file goes to
+ * the activation of the module that brought its format, or that claims its target; a file no
+ * module activates (a format checked only) stays installed.
+ */
+export function createLinuxActivator(options: { root: string; activations: readonly TargetActivation[] }) {
+  const handlers = new Map<string, (file: RenderedFile, path: string) => Promise<void>>();
+  for (const activation of options.activations) {
+    for (const [key, handler] of Object.entries(activation.activate ?? {})) {
+      if (handlers.has(key)) throw new Error(`two modules activate ${key}`);
+      handlers.set(key, handler);
+    }
+  }
+  return {
+    async activate(files: readonly RenderedFile[]): Promise<void> {
+      for (const file of files) {
+        const handler = handlers.get(file.target) ?? handlers.get(file.check);
+        await handler?.(file, join(options.root, file.target));
+      }
+    },
+  };
+}
 
 /**
  * Applier of the linux driver: renders the domains, installs the files under `root` (the
- * system root, `/` on a device) after each passed its real checker, then makes the changed
- * ones live in render order (ip batches, sysctl, nft, dnsmasq).
+ * system root, `/` on a device) after each passed its real checker, removes what is no longer
+ * rendered, then makes the changed ones live in render order through the modules'
+ * activations (ip batches, sysctl, nft, dnsmasq, tc …).
  */
 export function createLinuxApplier(options: {
   root: string;
   run: CommandRunner;
   domains: DomainRegistry;
-  dnsmasqBinary?: string;
   spawnPrefix?: readonly string[];
   report?: (error: unknown) => void;
-}): ConfigApplier & { wanHealth: WanHealthMonitor; wanDhcp: WanDhcpSupervisor } {
-  const wanHealth = new WanHealthMonitor({ run: options.run, report: options.report });
-  const wanDhcp = new WanDhcpSupervisor({
+}): ConfigApplier {
+  const activations = options.domains.activations('linux', {
     root: options.root,
     run: options.run,
-    resolvFile: NETWORK_FILES.wanResolv,
     spawnPrefix: options.spawnPrefix,
     report: options.report,
   });
-  const activator = createLinuxActivator({
-    root: options.root,
-    run: options.run,
-    dnsmasqBinary: options.dnsmasqBinary,
-    tolerantBatches: TOLERANT_BATCHES,
-    spawnPrefix: options.spawnPrefix,
-    consumers: new Map([
-      [NETWORK_FILES.wanHealth, (content: string) => wanHealth.configure(JSON.parse(content) as WanHealthConfig)],
-      [NETWORK_FILES.wanDhcp, (content: string) => wanDhcp.configure(JSON.parse(content) as WanDhcpConfig)],
-    ]),
-  });
+  const activator = createLinuxActivator({ root: options.root, activations });
   return {
     async apply(domains, snapshot, applyOptions) {
       const { files, changed } = await renderAndInstall(options, domains, snapshot);
-      // The ip batches build on each other (the prepare batch flushes what the state batch then
-      // sets), so a change to any of them replays them all, in order.
-      const batchChanged = changed.some((file) => file.check === 'ip-batch');
-      const live = applyOptions?.full ? files : files.filter((file) => changed.includes(file) || (batchChanged && file.check === 'ip-batch'));
+      // A format whose files build on each other (ip batches) replays them all when one changed.
+      const replay = new Set(changed.map((file) => file.check).filter((check) => options.domains.formats.get(check).replayTogether));
+      const live = applyOptions?.full ? files : files.filter((file) => changed.includes(file) || replay.has(file.check));
       await activator.activate(live);
-      // The batches flushed the routes and addresses the daemon keeps by itself: DHCP leases
-      // and WANs the health monitor took out. Put them back.
-      if (live.some((file) => file.check === 'ip-batch')) {
-        await wanDhcp.reapply();
-        await wanHealth.reassert();
+      for (const activation of activations) await activation.afterPass?.(live);
+    },
+    async reconnect(wan) {
+      for (const activation of activations) {
+        const done = await activation.reconnect?.(wan);
+        if (done !== undefined) return done;
       }
+      return false;
     },
-    reconnect: async (wan: string) => wanDhcp.reconnect(wan),
     async stop() {
-      await wanHealth.stop();
-      await wanDhcp.stop();
-      await activator.stop();
+      for (const activation of [...activations].reverse()) await activation.stop?.();
     },
-    wanHealth,
-    wanDhcp,
   };
 }

@@ -1,11 +1,11 @@
 import { adminUser } from '@portico/schema';
 import type { Settings } from '../settings.js';
 import type { Db } from '../plugins/db-open.js';
-import type { AccountStore } from '../domains/admin/account-store.js';
-import type { SessionStore } from '../domains/auth/session-store.js';
+import type { AccountStore } from '../plugins/account-store.js';
+import type { SessionStore } from '../plugins/session-store.js';
 import { runCommand } from '../engine/command-runner.js';
 import { accountAccess } from './account-access.js';
-import { DEFAULT_DOMAINS, DomainRegistry } from './config-domains.js';
+import type { DomainRegistry } from './config-domains.js';
 import { ConfigService } from './config-service.js';
 import type { ConfigApplier, ConfigDomain, Scheduler } from './config-types.js';
 import { createLinuxApplier } from './apply-linux.js';
@@ -15,6 +15,7 @@ import { createOpenwrtApplier } from './apply-openwrt.js';
 /** What a caller (a test) may replace in the apply pipeline. */
 export interface ConfigDeps {
   applier?: ConfigApplier;
+  /** Config domains of the test's own, in place of the modules'. */
   domains?: readonly ConfigDomain[];
   schedule?: Scheduler;
 }
@@ -32,11 +33,13 @@ export function createConfigService(options: {
   now: () => number;
   accounts: AccountStore;
   sessions: SessionStore;
+  /** The config domains, formats and activations of the domain modules. */
+  registry: DomainRegistry;
   deps?: ConfigDeps;
   report: (error: unknown, what: string) => void;
 }): ConfigService {
   const { settings, deps = {} } = options;
-  const domains = new DomainRegistry(deps.domains ?? DEFAULT_DOMAINS);
+  const domains = options.registry;
   return new ConfigService({
     db: options.db,
     now: options.now,

@@ -65,8 +65,16 @@ export interface ConfigDomain {
   name: string;
   /** Entity names whose rows feed this domain. */
   entities: readonly string[];
-  /** Pure: configuration in, files out. Absent while the domain has no renderer yet. */
+  /**
+   * Pure: configuration in, files out. Absent while the domain has no renderer yet. What it
+   * rendered before and renders no more is removed from the system.
+   */
   render?: (snapshot: ConfigSnapshot) => RenderOutput[];
+  /**
+   * True while what the domain installed is left exactly as it is: nothing rendered, nothing
+   * removed (a device with no interface configured yet must keep the way in it has).
+   */
+  keepInstalled?: (snapshot: ConfigSnapshot) => boolean;
 }
 
 /** What a write that can cut the administrator off hands back: confirm before the deadline. */

@@ -2,7 +2,7 @@ import { dhcpServer, networkInterface, writeSchema, type AnyEntity } from '@port
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../plugins/db-open.js';
 import type { ConfigSnapshot, SnapshotRow } from './config-types.js';
-import { configRowCollection } from '../domains/entity/entity-store.js';
+import { configRowCollection } from './entity-store.js';
 
 /** The factory LAN (spec §9: the device answers in 192.168.11.x). */
 export const FACTORY_LAN = { address: '192.168.11.1', netmask: '255.255.255.0', dhcpStart: '192.168.11.100', dhcpPool: 100 } as const;

@@ -4,8 +4,8 @@
  * them atomically and runs the commands that make them live.
  */
 
-/** The checker a driver runs on a rendered file before it replaces the old one. */
-export type FileChecker = 'nft' | 'dnsmasq' | 'ip-batch' | 'sysctl' | 'uci' | 'tc' | 'pppd' | 'ppp-secret' | 'xl2tpd' | 'swanctl' | 'none';
+/** The name of a registered file format (engine/file-format.ts), e.g. `nft`, `tc`, `none`. */
+export type FileChecker = string;
 
 export interface RenderedFile {
   /** Absolute path on the target system, e.g. `/etc/portico/nftables.nft`. */
@@ -31,4 +31,14 @@ export function assertInert(value: string, what: string): string {
     throw new Error(`${what} carries a control character and cannot be rendered`);
   }
   return value;
+}
+
+/** A file that passed its check but could not be made live (its command or service failed). */
+export class ActivationError extends Error {
+  constructor(
+    readonly target: string,
+    readonly detail: string,
+  ) {
+    super(`applying ${target} failed: ${detail}`);
+  }
 }

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { ENTITIES, writeSchema, type AnyEntity } from '@portico/schema';
+import { ENTITIES, publicSchema, writeSchema, type AnyEntity } from '@portico/schema';
 import daemonPackage from '../../package.json' with { type: 'json' };
-import { publicSchema } from '../domains/entity/entity-routes.js';
 import { envelope } from './api-envelope.js';
 import { resolveSchema } from './deferred-schema.js';
 import type { RouteEntry } from './route-policy.js';

@@ -1,6 +1,6 @@
 import type { RoleName, RouteEffect } from '@portico/schema';
-import type { Account } from '../domains/admin/account-store.js';
-import type { SessionRecord } from '../domains/auth/session-store.js';
+import type { Account } from './account-store.js';
+import type { SessionRecord } from './session-store.js';
 import type { RouteSchema } from './deferred-schema.js';
 
 /**

@@ -15,7 +15,9 @@ import {
   type PagePermission,
   type RouteEffect,
 } from '@portico/schema';
-import type { AppContext } from '../app-context.js';
+import type { Settings } from '../settings.js';
+import type { AccountStore } from './account-store.js';
+import type { SessionStore } from './session-store.js';
 import { readSessionCookie } from './session-cookie.js';
 import type { RequestAuth, RouteEntry, RoutePolicy } from './route-policy.js';
 
@@ -65,7 +67,15 @@ function fail(reply: FastifyReply, status: number, msg: string): FastifyReply {
  * Routes only declare `config.policy` or `config.public`; a route declaring neither makes the
  * daemon refuse to start.
  */
-export function registerSecurityGuard(app: FastifyInstance, ctx: AppContext, routes: RouteEntry[]): void {
+/** What the guard reads: the settings, the sessions and the accounts behind them. */
+export interface GuardContext {
+  settings: Settings;
+  now: () => number;
+  sessions: SessionStore;
+  accounts: AccountStore;
+}
+
+export function registerSecurityGuard(app: FastifyInstance, ctx: GuardContext, routes: RouteEntry[]): void {
   const localName = osHostname().toLowerCase();
   const hostNames = new Set<string>(['localhost', localName, localName.split('.')[0]!, ...ctx.settings.allowedHosts]);
 

@@ -116,6 +116,12 @@ export function publicRecord<T extends Record<string, unknown>>(entity: AnyEntit
   return out as Partial<T>;
 }
 
+/** The record as readers see it: writeOnly fields removed. */
+export function publicSchema(entity: AnyEntity): z.ZodObject {
+  const hidden = Object.fromEntries((entity.writeOnly ?? []).map((f) => [f, true]));
+  return Object.keys(hidden).length ? entity.schema.omit(hidden as never) : entity.schema;
+}
+
 /**
  * The schema a write is validated with. On `add` the server assigns `id`; on `update` the
  * record is merged with the stored one first, and fields marked keepWhenEmpty may be empty.

@@ -1,11 +1,11 @@
 import { BUILTIN_ADMIN, MSG, ROLES, type Privilege } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
 import { failure } from '../../plugins/api-envelope.js';
-import { removeInitialPasswordFile } from '../auth/initial-admin.js';
-import type { CollectionStore, EntityRow, EntityRules } from '../entity/entity-store.js';
-import type { EntityBinding } from '../entity/entity-routes.js';
-import { EntityWriteRefused } from '../entity/entity-store.js';
-import { isUniqueViolation, type Account } from './account-store.js';
+import { removeInitialPasswordFile } from '../../plugins/initial-admin.js';
+import type { CollectionStore, EntityRow, EntityRules } from '../../config/entity-store.js';
+import type { EntityBinding } from '../../config/entity-routes.js';
+import { EntityWriteRefused } from '../../config/entity-store.js';
+import { isUniqueViolation, type Account } from '../../plugins/account-store.js';
 
 const nameTaken = () => failure(MSG.invalid, { username: 'validation.nameExists' });
 

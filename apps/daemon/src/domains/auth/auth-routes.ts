@@ -16,11 +16,11 @@ import {
 import type { AppContext } from '../../app-context.js';
 import { envelope, failure, success } from '../../plugins/api-envelope.js';
 import { clearSessionCookie, LANG_COOKIE, readSessionCookie, setSessionCookie } from '../../plugins/session-cookie.js';
-import type { Account } from '../admin/account-store.js';
-import { removeInitialPasswordFile } from './initial-admin.js';
+import type { Account } from '../../plugins/account-store.js';
+import { removeInitialPasswordFile } from '../../plugins/initial-admin.js';
 import { LANGUAGES, requestLanguage, toLanguage } from './lang-codes.js';
-import { LoginLimiter } from './login-limiter.js';
-import { hashSessionId } from './session-store.js';
+import { LoginLimiter } from '../../plugins/login-limiter.js';
+import { hashSessionId } from '../../plugins/session-store.js';
 
 /** Longest text accepted in a sign-in field; longer input is wrong without being hashed. */
 const LOGIN_FIELD_MAX = 256;

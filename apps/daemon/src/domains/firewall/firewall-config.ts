@@ -12,7 +12,7 @@ import {
 } from '@portico/schema';
 import type { ConfigSnapshot } from '../../config/config-types.js';
 import { collectionRows, singletonRecord } from '../../config/config-domains.js';
-import { singletonDefaults } from '../entity/entity-routes.js';
+import { singletonDefaults } from '../../config/entity-routes.js';
 
 /** The Firewall section's configuration, typed, as its renderers take it. */
 export interface FirewallConfig {

@@ -2,7 +2,7 @@ import type { FirewallSessionLimit } from '@portico/schema';
 import type { Settings } from '../../settings.js';
 import type { ConfigDomain } from '../../config/config-types.js';
 import { collectionRows } from '../../config/config-domains.js';
-import { integer } from '../network/network-syntax.js';
+import { integer, noInterface } from '../network/network-public.js';
 import { firewallConfigOf } from './firewall-config.js';
 
 /**
@@ -43,6 +43,7 @@ export function conntrackDomain(settings: { driver?: Settings['driver'] }): Conf
   return {
     name: 'conntrack',
     entities: ['firewallSessionLimit'],
+    keepInstalled: noInterface,
     render: (snapshot) => {
       if (collectionRows(snapshot, 'networkInterface').length === 0) return [];
       const target = settings.driver === 'openwrt' ? CONNTRACK_FILES.openwrt : CONNTRACK_FILES.linux;

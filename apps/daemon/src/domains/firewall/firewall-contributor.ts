@@ -1,4 +1,4 @@
-import type { RulesetContributor } from '../network/network-ruleset-parts.js';
+import type { RulesetContributor } from '../network/network-public.js';
 import { FIREWALL_ENTITY_NAMES, firewallConfigOf } from './firewall-config.js';
 import { firewallRulesetPart } from './firewall-nftables.js';
 import { renderOpenwrtFirewall } from './firewall-openwrt.js';

@@ -1,7 +1,6 @@
 import { mappingPorts, protocolsOf, SHARE_HOST_TTLS, type FirewallAcl, type FirewallPortMapping } from '@portico/schema';
-import type { NetworkPlan } from '../network/network-plan.js';
-import type { NftChainDeclaration, NftSetDeclaration, RulesetPart } from '../network/network-ruleset-parts.js';
-import { integer, ipv4, nftString } from '../network/network-syntax.js';
+import type { NetworkPlan, NftChainDeclaration, NftSetDeclaration, RulesetPart } from '../network/network-public.js';
+import { integer, ipv4, nftString } from '../network/network-public.js';
 import type { FirewallConfig } from './firewall-config.js';
 import { addressSelector, anonymousSet, portSpec } from './firewall-syntax.js';
 

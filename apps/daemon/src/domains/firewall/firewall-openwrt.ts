@@ -1,7 +1,6 @@
 import type { RenderedFile, RenderOutput } from '../../engine/engine-types.js';
-import type { NetworkPlan } from '../network/network-plan.js';
-import type { NftChainDeclaration, NftSetDeclaration } from '../network/network-ruleset-parts.js';
-import { nftString } from '../network/network-syntax.js';
+import type { NetworkPlan, NftChainDeclaration, NftSetDeclaration } from '../network/network-public.js';
+import { nftString } from '../network/network-public.js';
 import type { FirewallConfig } from './firewall-config.js';
 import { buildFirewallRules } from './firewall-nftables.js';
 

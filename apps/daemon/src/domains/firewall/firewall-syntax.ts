@@ -1,5 +1,5 @@
 import { intToIpv4, parseIpv4Selector, parsePortRange } from '@portico/schema';
-import { cidr4, integer, ipv4, RenderValueError } from '../network/network-syntax.js';
+import { cidr4, integer, ipv4, RenderValueError } from '../network/network-public.js';
 
 /**
  * Firewall values as nftables tokens. The schemas validated them already; these are the last

@@ -14,9 +14,9 @@ import {
 } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
 import { failure } from '../../plugins/api-envelope.js';
-import type { EntityBinding } from '../entity/entity-routes.js';
-import { EntityWriteRefused, type CollectionStore, type EntityRow, type SingletonStore } from '../entity/entity-store.js';
-import { voucherStore } from '../voucher/voucher-routes.js';
+import type { EntityBinding } from '../../config/entity-routes.js';
+import { EntityWriteRefused, type CollectionStore, type EntityRow, type SingletonStore } from '../../config/entity-store.js';
+import { voucherStore } from '../voucher/voucher-public.js';
 import { localUsers, type LocalUserStore } from './local-user-store.js';
 
 const CONFIG_ENTITIES = ['hotspotZone', 'hotspotPlan', 'hotspotWhitelist', 'hotspotBlacklist'] as const;

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { batchUserNames, dueTimeEnd, type HotspotUser, type HotspotUserBatch } from '@portico/schema';
 import type { Db } from '../../plugins/db-open.js';
-import type { PasswordHasher } from '../auth/password-hash.js';
-import type { EntityRow } from '../entity/entity-store.js';
+import type { PasswordHasher } from '../../plugins/password-hash.js';
+import type { EntityRow } from '../../config/entity-store.js';
 
 /** A local user without its password: what lists, rules and the portal engine see. */
 export type LocalUser = Omit<HotspotUser, 'password' | 'confirm'>;

@@ -1,8 +1,8 @@
 import { dueTimeEnd } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
-import { localUsers, type LocalUser } from '../hotspot-config/local-user-store.js';
-import { voucherStore } from '../voucher/voucher-routes.js';
-import type { RedeemResult } from '../voucher/voucher-store.js';
+import { localUsers, type LocalUser } from '../hotspot-config/hotspot-config-public.js';
+import { voucherStore } from '../voucher/voucher-public.js';
+import type { RedeemResult } from '../voucher/voucher-public.js';
 import type { CredentialResult, HotspotCredentials } from './hotspot-engine.js';
 import { LOGIN_ERRORS } from './hotspot-types.js';
 

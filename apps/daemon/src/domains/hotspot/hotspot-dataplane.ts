@@ -1,5 +1,5 @@
 import type { CommandRunner } from '../../engine/command-runner.js';
-import { integer, ipv4, mac } from '../network/network-syntax.js';
+import { integer, ipv4, mac } from '../network/network-public.js';
 
 /**
  * Where authorised clients take effect. On the `linux` driver: elements of the nftables sets

@@ -2,8 +2,7 @@ import { createReadStream, type Stats } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
 import { extname, join, sep } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { customPortalDir, portalImageFile } from '../hotspot-config/portal-uploads.js';
-import { safeEntryPath } from '../hotspot-config/portal-zip.js';
+import { customPortalDir, portalImageFile, safeEntryPath } from '../hotspot-config/hotspot-config-public.js';
 
 /**
  * The administrator's uploaded portal files as the portal listener serves them to hotspot

@@ -1,5 +1,5 @@
 import type { CommandRunner } from '../../engine/command-runner.js';
-import { integer, ipv4 } from '../network/network-syntax.js';
+import { integer, ipv4 } from '../network/network-public.js';
 import type { HotspotPlan, HotspotSession, ReminderSettings, ReminderThresholds } from './hotspot-types.js';
 
 /**

@@ -1,8 +1,7 @@
 import { isCidr4, isIpv4, isMac } from '@portico/schema';
 import type { ConfigSnapshot } from '../../config/config-types.js';
-import type { NetworkPlan } from '../network/network-plan.js';
-import type { RulesetContributor, RulesetPart } from '../network/network-ruleset-parts.js';
-import { cidr4, identifier, integer, ipv4, mac, nftString } from '../network/network-syntax.js';
+import type { NetworkPlan, RulesetContributor, RulesetPart } from '../network/network-public.js';
+import { cidr4, identifier, integer, ipv4, mac, nftString } from '../network/network-public.js';
 import { ACCT_DOWN_SET, ACCT_IDLE_TIMEOUT, ACCT_UP_SET, AUTH_IP_SET, AUTH_SET, BLOCK_MAC_SET, DOWN_LIMIT_MAP, UP_LIMIT_MAP } from './hotspot-dataplane.js';
 import { HOTSPOT_ENTITIES, hotspotConfigOf } from './hotspot-config.js';
 import { REMIND_SET } from './hotspot-reminder.js';
@@ -183,7 +182,7 @@ export function hotspotRulesetPart(config: HotspotConfig, plan: NetworkPlan, por
   };
 }
 
-/** The hotspot as a ruleset contributor: registered in config/system-domains.ts. */
+/** The hotspot's share of the one ruleset (hotspot-module.ts contributes it). */
 export function hotspotRulesetContributor(portalPort: () => number = () => HOTSPOT_PORTAL.port): RulesetContributor {
   return {
     entities: Object.values(HOTSPOT_ENTITIES),

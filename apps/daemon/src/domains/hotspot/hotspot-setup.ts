@@ -4,8 +4,7 @@ import { hotspotLocalNotice, hotspotPortal, ipv4ToInt, type HotspotLocalNotice, 
 import type { AppContext } from '../../app-context.js';
 import type { ConfigSnapshot, SnapshotRow } from '../../config/config-types.js';
 import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
-import { networkConfigOf } from '../network/network-domain.js';
-import { planNetwork } from '../network/network-plan.js';
+import { networkConfigOf, planNetwork } from '../network/network-public.js';
 import { hotspotConfigOf, HOTSPOT_ENTITIES, linesText } from './hotspot-config.js';
 import { NftDataplane, SimDataplane, type HotspotDataplane } from './hotspot-dataplane.js';
 import { HotspotEngine, type HotspotCredentials } from './hotspot-engine.js';
@@ -17,7 +16,7 @@ import { registerHotspotAdminRoutes } from './hotspot-admin-routes.js';
 import type { HotspotConfig } from './hotspot-types.js';
 import { deviceCredentials } from './hotspot-credentials.js';
 import { registerSelfService } from './hotspot-self-service.js';
-import { localUsers } from '../hotspot-config/local-user-store.js';
+import { localUsers } from '../hotspot-config/hotspot-config-public.js';
 
 /** Services the hotspot uses; tests pass a data plane, neighbours and credentials. */
 export interface HotspotDeps {

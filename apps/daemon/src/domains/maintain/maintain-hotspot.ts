@@ -10,9 +10,9 @@ import {
 } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
 import type { ConfigSnapshot } from '../../config/config-types.js';
-import { LOCAL_USER_DATA_FIELDS, localUsers, type LocalUserRecord } from '../hotspot-config/local-user-store.js';
-import { voucherStore } from '../voucher/voucher-routes.js';
-import type { StoredVoucher, VoucherBatchRecord } from '../voucher/voucher-store.js';
+import { LOCAL_USER_DATA_FIELDS, localUsers, type LocalUserRecord } from '../hotspot-config/hotspot-config-public.js';
+import { voucherStore } from '../voucher/voucher-public.js';
+import type { StoredVoucher, VoucherBatchRecord } from '../voucher/voucher-public.js';
 import { BACKUP_MSG, BackupRefused, type HotspotPart } from './maintain-archive.js';
 
 /**

@@ -25,8 +25,7 @@ import {
 import { deviceKeys, deviceSecret, PASSPHRASE_KDF, passphraseKeys, type ArchiveKeys } from './maintain-keys.js';
 import { validateSnapshot } from './maintain-restore.js';
 import { captureHotspotPart, clearHotspotState, validateHotspotPart, writeHotspotState, type HotspotState } from './maintain-hotspot.js';
-import { voucherStore } from '../voucher/voucher-routes.js';
-import { stageVoucherKey } from '../voucher/voucher-codes.js';
+import { voucherStore, stageVoucherKey } from '../voucher/voucher-public.js';
 import { createRebooter, RestartState } from './maintain-reboot.js';
 
 export const BACKUP_URL = '/api/sysconf/backup';

@@ -80,3 +80,18 @@ export const NETWORK_DIRS = ['/var/lib/portico', '/run/portico'] as const;
  * others. Every other batch runs strictly and must succeed as a whole.
  */
 export const TOLERANT_BATCHES: ReadonlySet<string> = new Set([NETWORK_FILES.linksBatch, NETWORK_FILES.routesBatch]);
+
+/** Entities of the network domain (packages/schema/src/network): rendered together. */
+export const NETWORK_ENTITY_NAMES = [
+  'networkInterface',
+  'dhcpServer',
+  'dhcpStatic',
+  'staticRoute',
+  'arpBind',
+  'arpAuth',
+  'vlan',
+  'multiWan',
+  'portAttribute',
+  'iptv',
+  'vpnClient',
+] as const;

@@ -3,13 +3,13 @@ import type { Db } from '../../plugins/db-open.js';
 import { failure } from '../../plugins/api-envelope.js';
 import type { Settings } from '../../settings.js';
 import type { ConfigDomain, ConfigSnapshot } from '../../config/config-types.js';
-import { collectionRows, NETWORK_ENTITY_NAMES, singletonRecord } from '../../config/config-domains.js';
-import type { EntityBinding } from '../entity/entity-routes.js';
-import { singletonDefaults } from '../entity/entity-routes.js';
-import type { EntityRow } from '../entity/entity-store.js';
-import { DEFAULT_RENDER_OPTIONS, type NetworkConfig } from './network-config.js';
+import { collectionRows, singletonRecord } from '../../config/config-domains.js';
+import type { EntityBinding } from '../../config/entity-routes.js';
+import { singletonDefaults } from '../../config/entity-routes.js';
+import type { EntityRow } from '../../config/entity-store.js';
+import { DEFAULT_RENDER_OPTIONS, NETWORK_ENTITY_NAMES, type NetworkConfig } from './network-config.js';
 import { renderNetwork } from './network-render.js';
-import { renderOpenwrtNetwork } from '../../drivers/openwrt/openwrt-network.js';
+import { renderOpenwrtNetwork } from './network-openwrt.js';
 import { planNetwork } from './network-plan.js';
 import type { RulesetContributor, RulesetPart } from './network-ruleset-parts.js';
 
@@ -58,6 +58,7 @@ export function networkDomain(
   return {
     name: 'network',
     entities: [...new Set([...NETWORK_ENTITY_NAMES, ...contributors.flatMap((c) => c.entities)])],
+    keepInstalled: noInterface,
     render: (snapshot) => {
       const config = networkConfigOf(snapshot);
       // A device with no interface configured yet is left as it is: a drop-policy ruleset with
@@ -74,6 +75,11 @@ export function networkDomain(
       return renderNetwork(config, { ...DEFAULT_RENDER_OPTIONS, adminPorts, systemRoot }, partsOf);
     },
   };
+}
+
+/** A device with no interface configured yet: its domains leave the system as it is. */
+export function noInterface(snapshot: ConfigSnapshot): boolean {
+  return collectionRows(snapshot, 'networkInterface').length === 0;
 }
 
 /** Stored rows of every network entity, for the cross-record rules. */

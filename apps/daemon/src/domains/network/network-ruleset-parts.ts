@@ -1,6 +1,7 @@
+import { extensionPoint } from '../../config/domain-module.js';
 import type { ConfigSnapshot } from '../../config/config-types.js';
 import type { RenderOutput } from '../../engine/engine-types.js';
-import type { UciSection } from '../../drivers/openwrt/uci-format.js';
+import type { UciSection } from '../../engine/uci-format.js';
 import type { NetworkPlan } from './network-plan.js';
 
 /**
@@ -119,3 +120,6 @@ export function collectTable<Hook extends string>(
   }
   return { sets, chains, hooks };
 }
+
+/** The extension point other domains fill with their share of the one ruleset. */
+export const RULESET_PARTS = extensionPoint<RulesetContributor>('network.ruleset');

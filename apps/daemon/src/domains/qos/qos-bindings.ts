@@ -1,8 +1,8 @@
 import { MSG, QOS_RULES, type QosRows } from '@portico/schema';
 import type { Db } from '../../plugins/db-open.js';
 import { failure } from '../../plugins/api-envelope.js';
-import type { EntityBinding } from '../entity/entity-routes.js';
-import type { EntityRow } from '../entity/entity-store.js';
+import type { EntityBinding } from '../../config/entity-routes.js';
+import type { EntityRow } from '../../config/entity-store.js';
 
 const READ_ENTITIES = ['networkInterface', 'qosLoadBalance', 'qosIsp'];
 

@@ -1,5 +1,4 @@
-import { lanSideOf, type NetworkPlan } from '../network/network-plan.js';
-import { device, hex32, integer, ipv4 } from '../network/network-syntax.js';
+import { lanSideOf, type NetworkPlan, device, hex32, integer, ipv4 } from '../network/network-public.js';
 import { CLIENT_MAPS } from './qos-nftables.js';
 import { CLIENT_MINOR_FIRST, CLIENT_MINOR_LAST, LINE_MINOR, CLASS_PRIO, downloadCode, ifbDevice, shapesOnIfb, type QosDownloadShaping } from './qos-plan.js';
 import { classId, kbit } from './qos-syntax.js';

@@ -11,7 +11,7 @@ import {
 } from '@portico/schema';
 import type { ConfigSnapshot } from '../../config/config-types.js';
 import { collectionRows, singletonRecord } from '../../config/config-domains.js';
-import { singletonDefaults } from '../entity/entity-routes.js';
+import { singletonDefaults } from '../../config/entity-routes.js';
 import { isBuiltinIspGroup, readIspDefaults, type IspDefaultsReader } from './qos-isp-defaults.js';
 
 /** Smart QoS entities (packages/schema/src/qos): rendered into the ruleset part and the tc file. */

@@ -1,14 +1,12 @@
 import type { Settings } from '../../settings.js';
 import type { ConfigDomain, ConfigSnapshot } from '../../config/config-types.js';
-import { NETWORK_ENTITY_NAMES } from '../../config/config-domains.js';
+import { NETWORK_ENTITY_NAMES, networkConfigOf, noInterface, planNetwork, type NetworkPlan } from '../network/network-public.js';
 import type { RenderOutput } from '../../engine/engine-types.js';
-import { networkConfigOf } from '../network/network-domain.js';
-import { planNetwork, type NetworkPlan } from '../network/network-plan.js';
-import type { RulesetContributor, RulesetPart } from '../network/network-ruleset-parts.js';
+import type { RulesetContributor, RulesetPart } from '../network/network-public.js';
 import { QOS_ENTITY_NAMES, QOS_FILES, qosConfigOf } from './qos-config.js';
 import { renderQosDnsmasq, renderQosPart } from './qos-nftables.js';
 import { renderQosOpenwrtTable, QOS_OPENWRT_FILES } from './qos-openwrt.js';
-import { qosOpenwrtDhcp, qosOpenwrtRouteFiles } from '../../drivers/openwrt/openwrt-qos-routes.js';
+import { qosOpenwrtDhcp, qosOpenwrtRouteFiles } from './qos-openwrt-routes.js';
 import { downloadSideOf, planQos, type QosDownloadChoice, type QosDownloadShaping } from './qos-plan.js';
 import { renderQosTc } from './qos-tc.js';
 
@@ -54,6 +52,7 @@ export function qosDomain(settings: Pick<Settings, 'driver'>, download: QosDownl
   return {
     name: 'qos',
     entities: [...QOS_ENTITY_NAMES, ...NETWORK_ENTITY_NAMES],
+    keepInstalled: noInterface,
     render(snapshot) {
       const networkConfig = networkConfigOf(snapshot);
       // Like the network domain: a device with no interface configured is left as it is.

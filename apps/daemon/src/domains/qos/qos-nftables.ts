@@ -1,8 +1,6 @@
 import { ISP_FILE_GROUPS, parsePortRange, QOS_CLASSES, WEEKDAYS, type QosClass } from '@portico/schema';
-import type { NetworkPlan, WanPlan } from '../network/network-plan.js';
-import { WAN_MARK_MASK } from '../network/network-plan.js';
-import type { NftChainDeclaration, NftSetDeclaration, RulesetPart } from '../network/network-ruleset-parts.js';
-import { cidr4, hex32, identifier, ipv4, mac } from '../network/network-syntax.js';
+import type { NetworkPlan, WanPlan, NftChainDeclaration, NftSetDeclaration, RulesetPart } from '../network/network-public.js';
+import { WAN_MARK_MASK, cidr4, hex32, identifier, ipv4, mac } from '../network/network-public.js';
 import { ispNetworks, type QosConfig } from './qos-config.js';
 import { CLASS_MINOR, CONNECTION_QOS_MASK, downloadCode, macUserMark, shapesOnIfb, slotClass, type QosPlan, type QosUser, type QosWindow } from './qos-plan.js';
 import { classId, nftClock, nftDays } from './qos-syntax.js';

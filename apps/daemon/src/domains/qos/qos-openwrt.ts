@@ -1,6 +1,5 @@
-import type { NetworkPlan } from '../network/network-plan.js';
-import { collectTable, declareSets, defineSets, flushSets, type RulesetPart } from '../network/network-ruleset-parts.js';
-import { nftString } from '../network/network-syntax.js';
+import type { NetworkPlan } from '../network/network-public.js';
+import { collectTable, declareSets, defineSets, flushSets, type RulesetPart, nftString } from '../network/network-public.js';
 
 /**
  * Smart QoS on OpenWrt: fw4 owns `table inet fw4`, so the QoS rules live in a table of their

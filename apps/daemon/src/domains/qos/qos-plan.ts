@@ -1,5 +1,5 @@
 import { clockMinutes, LINE_SPEED_DEFAULT_KBIT, QOS_CLASSES, usernetAddresses, WEEKDAYS, type QosClass, type Weekday } from '@portico/schema';
-import { lanSideOf, type NetworkPlan, type WanPlan } from '../network/network-plan.js';
+import { lanSideOf, type NetworkPlan, type WanPlan } from '../network/network-public.js';
 import type { QosConfig } from './qos-config.js';
 
 /**

@@ -1,5 +1,5 @@
 import { CLOCK_PATTERN, WEEKDAYS, type Weekday } from '@portico/schema';
-import { integer, RenderValueError } from '../network/network-syntax.js';
+import { integer, RenderValueError } from '../network/network-public.js';
 
 /** Tokens of the QoS files, checked like the network's (network-syntax.ts). */
 

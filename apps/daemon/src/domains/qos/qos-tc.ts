@@ -1,5 +1,5 @@
 import { QOS_CLASSES } from '@portico/schema';
-import { device } from '../network/network-syntax.js';
+import { device } from '../network/network-public.js';
 import {
   BUCKET_MAJOR_FIRST,
   BUCKET_MINOR_FIRST,

@@ -19,8 +19,7 @@ import { envelope, failure, success } from '../../plugins/api-envelope.js';
 import type { ConfigSnapshot, SnapshotRow } from '../../config/config-types.js';
 import { LOAD_SAMPLE_MS, type NetworkFacts } from '../../drivers/live-source.js';
 import { createLinuxNetworkFacts } from '../../drivers/linux/linux-live.js';
-import { NETWORK_FILES } from '../network/network-config.js';
-import { networkConfigOf } from '../network/network-domain.js';
+import { NETWORK_FILES, networkConfigOf } from '../network/network-public.js';
 import { NetworkStatus } from './status-network.js';
 
 /** The current configuration, read as the journal captures it. */

@@ -25,8 +25,8 @@ import {
   NEIGHBOUR_STATES,
 } from '@portico/schema';
 import type { LeaseRecord, LiveStatusSource, NetworkFacts, ProbeRecord, WanLine } from '../../drivers/live-source.js';
-import type { NetworkConfig } from '../network/network-config.js';
-import { planNetwork, type NetworkPlan } from '../network/network-plan.js';
+import type { NetworkConfig } from '../network/network-public.js';
+import { planNetwork, type NetworkPlan } from '../network/network-public.js';
 import { TrafficHistory } from './status-traffic-history.js';
 
 /*

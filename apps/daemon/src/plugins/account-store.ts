@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Privilege } from '@portico/schema';
-import type { Db } from '../../plugins/db-open.js';
+import type { Db } from './db-open.js';
 
 /** An admin account as the daemon works with it; the hash never leaves this process. */
 export interface Account {

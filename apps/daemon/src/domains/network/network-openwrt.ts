@@ -1,13 +1,13 @@
 import { intToIpv4, ipv4ToInt, prefixToNetmask } from '@portico/schema';
 import type { RenderedFile, RenderOutput } from '../../engine/engine-types.js';
 import { dhcpPool } from '@portico/schema';
-import type { NetworkConfig } from '../../domains/network/network-config.js';
-import { addressPlan, lanSideOf, planNetwork, type AddressPlan, type InterfacePlan, type NetworkPlan, type WanPlan } from '../../domains/network/network-plan.js';
-import { cidr6, device, hostLabel, integer, ipv4, ipv6, mac, RenderValueError } from '../../domains/network/network-syntax.js';
-import { iptvFirewallSections, iptvNetworkSections, iptvWanNetworks, renderUciIgmpproxy } from './openwrt-iptv.js';
-import { renderUciMwan3 } from './openwrt-mwan3.js';
-import { renderOpenwrtSwanctl, vpnNetworks, vpnNetworkSections } from './openwrt-vpn.js';
-import { serializeUci, type UciPackage, type UciSection } from './uci-format.js';
+import type { NetworkConfig } from './network-config.js';
+import { addressPlan, lanSideOf, planNetwork, type AddressPlan, type InterfacePlan, type NetworkPlan, type WanPlan } from './network-plan.js';
+import { cidr6, device, hostLabel, integer, ipv4, ipv6, mac, RenderValueError } from './network-syntax.js';
+import { iptvFirewallSections, iptvNetworkSections, iptvWanNetworks, renderUciIgmpproxy } from './network-openwrt-iptv.js';
+import { renderUciMwan3 } from './network-openwrt-mwan3.js';
+import { renderOpenwrtSwanctl, vpnNetworks, vpnNetworkSections } from './network-openwrt-vpn.js';
+import { serializeUci, type UciPackage, type UciSection } from '../../engine/uci-format.js';
 
 /**
  * The Network section rendered for the `openwrt` driver: the UCI packages that netifd,

@@ -1,6 +1,6 @@
-import { IPTV_BRIDGE, type NetworkPlan } from '../../domains/network/network-plan.js';
-import { device, integer, RenderValueError } from '../../domains/network/network-syntax.js';
-import type { UciPackage, UciSection } from './uci-format.js';
+import { IPTV_BRIDGE, type NetworkPlan } from './network-plan.js';
+import { device, integer, RenderValueError } from './network-syntax.js';
+import type { UciPackage, UciSection } from '../../engine/uci-format.js';
 
 /**
  * IPTV for the `openwrt` driver, as the linux driver builds it (spec §3):

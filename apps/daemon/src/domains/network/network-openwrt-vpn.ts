@@ -1,9 +1,9 @@
 import type { RenderedFile } from '../../engine/engine-types.js';
-import type { NetworkPlan } from '../../domains/network/network-plan.js';
-import { RenderValueError } from '../../domains/network/network-syntax.js';
-import { accountToken, hostToken } from '../../domains/network/network-vpn-pppd.js';
-import { ipsecClients, renderSwanctlConnections, renderSwanctlSecrets } from '../../domains/network/network-vpn-swanctl.js';
-import type { UciSection } from './uci-format.js';
+import type { NetworkPlan } from './network-plan.js';
+import { RenderValueError } from './network-syntax.js';
+import { accountToken, hostToken } from './network-vpn-pppd.js';
+import { ipsecClients, renderSwanctlConnections, renderSwanctlSecrets } from './network-vpn-swanctl.js';
+import type { UciSection } from '../../engine/uci-format.js';
 
 /**
  * VPN clients for the `openwrt` driver:

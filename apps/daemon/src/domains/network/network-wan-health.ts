@@ -1,5 +1,5 @@
 import type { CommandRunner } from '../../engine/command-runner.js';
-import { defaultRouteLines, type WanHealthConfig, type WanRoute } from '../../domains/network/network-ip-batch.js';
+import { defaultRouteLines, type WanHealthConfig, type WanRoute } from './network-ip-batch.js';
 
 /** One WAN as the monitor sees it. */
 export interface WanHealthState {

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILTIN_ADMIN, ROLES } from '@portico/schema';
-import type { AccountStore } from '../admin/account-store.js';
+import type { AccountStore } from './account-store.js';
 import type { PasswordHasher } from './password-hash.js';
 
 export const INITIAL_PASSWORD_FILE = 'initial-admin-password';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from '../../plugins/db-open.js';
+import type { Db } from './db-open.js';
 
 export interface SessionRecord {
   idHash: string;

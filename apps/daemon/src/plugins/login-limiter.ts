@@ -1,4 +1,4 @@
-import type { Db } from '../../plugins/db-open.js';
+import type { Db } from './db-open.js';
 
 /** Spec §6/§9: five wrong passwords forbid signing in for five minutes. */
 export const LOGIN_MAX_FAILURES = 5;

@@ -4,16 +4,17 @@ import {
   fieldErrors,
   MSG,
   publicRecord,
+  publicSchema,
   writeSchema,
   type AnyEntity,
   type ApiFailure,
 } from '@portico/schema';
-import type { AppContext } from '../../app-context.js';
-import { envelope, failure, success } from '../../plugins/api-envelope.js';
-import { deferred, type DeferredSchema } from '../../plugins/deferred-schema.js';
-import type { RouteDoc, RoutePolicy } from '../../plugins/route-policy.js';
+import type { AppContext } from '../app-context.js';
+import { envelope, failure, success } from '../plugins/api-envelope.js';
+import { deferred, type DeferredSchema } from '../plugins/deferred-schema.js';
+import type { RouteDoc, RoutePolicy } from '../plugins/route-policy.js';
 import { listQuerySchema, pageRows, type ListQuery } from './entity-list.js';
-import { actorOf, confirmData, withConfirm } from '../../config/config-write.js';
+import { actorOf, confirmData, withConfirm } from './config-write.js';
 import {
   configRowCollection,
   configRowSingleton,
@@ -39,12 +40,6 @@ function keepWhenEmptyFields(entity: AnyEntity): string[] {
 
 function addOnlyFields(entity: AnyEntity): string[] {
   return (entity.form?.tabs ?? []).flatMap((t) => t.fields).filter((f) => f.addOnly).map((f) => f.name);
-}
-
-/** The record as readers see it: writeOnly fields removed. */
-export function publicSchema(entity: AnyEntity): z.ZodObject {
-  const hidden = Object.fromEntries((entity.writeOnly ?? []).map((f) => [f, true]));
-  return Object.keys(hidden).length ? entity.schema.omit(hidden as never) : entity.schema;
 }
 
 /** Values a singleton reads as before it is first saved: the fields' declared defaults. */

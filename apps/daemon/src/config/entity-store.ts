@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiFailure } from '@portico/schema';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../../app-context.js';
-import type { Db } from '../../plugins/db-open.js';
-import type { RequestAuth } from '../../plugins/route-policy.js';
+import type { AppContext } from '../app-context.js';
+import type { Db } from '../plugins/db-open.js';
+import type { RequestAuth } from '../plugins/route-policy.js';
 
 export type EntityRow = Record<string, unknown>;
 type MaybePromise<T> = T | Promise<T>;

@@ -1,6 +1,6 @@
-import type { NetworkPlan } from '../../domains/network/network-plan.js';
-import { integer, ipv4, RenderValueError } from '../../domains/network/network-syntax.js';
-import type { UciPackage, UciSection } from './uci-format.js';
+import type { NetworkPlan } from './network-plan.js';
+import { integer, ipv4, RenderValueError } from './network-syntax.js';
+import type { UciPackage, UciSection } from '../../engine/uci-format.js';
 
 /**
  * Multi-WAN for the `openwrt` driver as the mwan3 package (/etc/config/mwan3), the same

@@ -1,12 +1,11 @@
 import { intToIpv4, ISP_FILE_GROUPS, parsePortRange } from '@portico/schema';
 import type { ConfigSnapshot } from '../../config/config-types.js';
 import type { RenderOutput } from '../../engine/engine-types.js';
-import type { NetworkPlan, WanPlan } from '../../domains/network/network-plan.js';
-import { cidr4, hex32, identifier, integer, RenderValueError } from '../../domains/network/network-syntax.js';
-import { ispNetworks, qosConfigOf, type QosConfig } from '../../domains/qos/qos-config.js';
-import { DOMAIN_SET_TIMEOUT, domainClassSet } from '../../domains/qos/qos-nftables.js';
-import { mwan3InterfaceIds, mwan3Mark, MWAN3_MMX_MASK } from './openwrt-mwan3.js';
-import type { UciSection } from './uci-format.js';
+import type { NetworkPlan, WanPlan } from '../network/network-public.js';
+import { cidr4, hex32, identifier, integer, RenderValueError, mwan3InterfaceIds, mwan3Mark, MWAN3_MMX_MASK } from '../network/network-public.js';
+import { ispNetworks, qosConfigOf, type QosConfig } from './qos-config.js';
+import { DOMAIN_SET_TIMEOUT, domainClassSet } from './qos-nftables.js';
+import type { UciSection } from '../../engine/uci-format.js';
 
 /**
  * Smart QoS port routes and domain routes on the `openwrt` driver.

@@ -1,0 +1,56 @@
+import { readSettings, type Settings } from './settings.js';
+import { collectContributions, type DomainModule } from './config/domain-module.js';
+import { registryOf, type DomainRegistry } from './config/config-domains.js';
+import type { ConfigDomain } from './config/config-types.js';
+import { RULESET_PARTS, type RulesetContributor } from './domains/network/network-ruleset-parts.js';
+import { authModule } from './domains/auth/auth-module.js';
+import { adminModule } from './domains/admin/admin-module.js';
+import { menuModule } from './domains/menu/menu-module.js';
+import { statusModule } from './domains/status/status-module.js';
+import { networkModule } from './domains/network/network-module.js';
+import { hotspotConfigModule } from './domains/hotspot-config/hotspot-config-module.js';
+import { voucherModule } from './domains/voucher/voucher-module.js';
+import { hotspotModule } from './domains/hotspot/hotspot-module.js';
+import { firewallModule } from './domains/firewall/firewall-module.js';
+import { qosModule } from './domains/qos/qos-module.js';
+import { maintainModule } from './domains/maintain/maintain-module.js';
+
+/**
+ * Every domain of the daemon, in order. The order is the apply order of their configuration
+ * (the network first: the others build on its devices) and the order in which their parts run
+ * inside the one ruleset's extension chains (the hotspot's redirects before the firewall's
+ * rules, Smart QoS's marks last). Adding a domain: its folder, one line here.
+ */
+export const DOMAIN_MODULES = [
+  authModule,
+  adminModule,
+  menuModule,
+  statusModule,
+  networkModule,
+  hotspotConfigModule,
+  voucherModule,
+  hotspotModule,
+  firewallModule,
+  qosModule,
+  maintainModule,
+] as const;
+
+type DepsOf<M> = M extends DomainModule<infer D> ? D : never;
+
+/** A test's replacements for the services of each domain, by domain name. */
+export type DomainDeps = {
+  [M in (typeof DOMAIN_MODULES)[number] as [DepsOf<M>] extends [never] ? never : M['name']]?: DepsOf<M>;
+};
+
+/**
+ * The apply pipeline of every domain for the given settings (the rest read as the defaults of
+ * an empty environment): what the lab, the benchmarks and the render tests apply with.
+ */
+export function systemRegistry(settings: Partial<Settings> = {}, domains?: readonly ConfigDomain[]): DomainRegistry {
+  return registryOf(DOMAIN_MODULES, { ...readSettings({}), ...settings }, domains);
+}
+
+/** The ruleset contributions of every domain, in list order (render tests of the network domain). */
+export function systemRulesetParts(settings: Partial<Settings> = {}): RulesetContributor[] {
+  return collectContributions(DOMAIN_MODULES, { ...readSettings({}), ...settings })(RULESET_PARTS);
+}

@@ -1,0 +1,16 @@
+import { contribute, defineDomain } from '../../config/domain-module.js';
+import { RULESET_PARTS } from '../network/network-public.js';
+import { hotspotRulesetContributor } from './hotspot-ruleset.js';
+import { registerHotspot, type HotspotDeps } from './hotspot-setup.js';
+
+/**
+ * The hotspot: its sets and redirects in the one ruleset (ahead of the firewall's rules), the
+ * engine that authorises clients (restored at start, saved at stop), the portal listener and
+ * the online-user routes.
+ */
+export const hotspotModule = defineDomain({
+  name: 'hotspot',
+  pages: ['authuserinfo', 'inneruser', 'expirationnotice'],
+  contributions: (settings) => [contribute(RULESET_PARTS, hotspotRulesetContributor(() => settings.portalPort))],
+  register: async (app, ctx, deps: HotspotDeps | undefined) => void (await registerHotspot(app, ctx, deps)),
+});

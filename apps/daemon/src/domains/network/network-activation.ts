@@ -1,0 +1,120 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ActivationError, type RenderedFile } from '../../engine/engine-types.js';
+import type { DriverEnv, ServiceReload, TargetActivation } from '../../config/domain-module.js';
+import { NETWORK_FILES, TOLERANT_BATCHES } from './network-config.js';
+import type { WanHealthConfig } from './network-ip-batch.js';
+import { WanHealthMonitor } from './network-wan-health.js';
+import { WanDhcpSupervisor, type WanDhcpConfig } from './network-wan-dhcp.js';
+
+/** The dnsmasq the daemon runs in the foreground and restarts when its configuration changes. */
+function dnsmasqSupervisor(env: DriverEnv, binary = 'dnsmasq') {
+  let dnsmasq: ChildProcess | null = null;
+
+  async function stop(): Promise<void> {
+    const child = dnsmasq;
+    dnsmasq = null;
+    if (!child || child.exitCode !== null) return;
+    await new Promise<void>((done) => {
+      child.once('exit', () => done());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+    });
+  }
+
+  async function start(conf: string): Promise<void> {
+    await stop();
+    const [command, ...prefix] = env.spawnPrefix ?? [];
+    const pidFile = join(env.root, 'run/portico/dnsmasq.pid');
+    await rm(pidFile, { force: true });
+    const argv = [binary, '--keep-in-foreground', `--conf-file=${conf}`, `--pid-file=${pidFile}`];
+    const child = spawn(command ?? argv[0]!, command ? [...prefix, ...argv] : argv.slice(1), {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    // dnsmasq writes its pid file once its sockets are bound: that is the moment it serves.
+    // A bad configuration or a port in use makes it exit instead.
+    const exited = new Promise<number>((done) => child.once('exit', (code) => done(code ?? 1)));
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const code = await Promise.race([exited, new Promise<null>((r) => setTimeout(() => r(null), 10))]);
+      if (code !== null) throw new ActivationError(conf, `dnsmasq exited (${code}): ${stderr.slice(0, 500)}`);
+      if (await readFile(pidFile, 'utf8').then((text) => text.trim() !== '', () => false)) break;
+      if (Date.now() > deadline) throw new ActivationError(conf, 'dnsmasq did not become ready');
+    }
+    dnsmasq = child;
+  }
+
+  return { start, stop };
+}
+
+/**
+ * The Network section live on a Debian-style system: `ip -batch`, `sysctl -p`, `nft -f` (one
+ * atomic transaction per ruleset file), a dnsmasq the daemon supervises, the WAN DHCP clients
+ * and the multi-WAN health monitor (both read their rendered JSON files).
+ */
+export function networkLinuxActivation(env: DriverEnv): TargetActivation {
+  const wanHealth = new WanHealthMonitor({ run: env.run, report: env.report });
+  const wanDhcp = new WanDhcpSupervisor({
+    root: env.root,
+    run: env.run,
+    resolvFile: NETWORK_FILES.wanResolv,
+    spawnPrefix: env.spawnPrefix,
+    report: env.report,
+  });
+  const dnsmasq = dnsmasqSupervisor(env);
+  const runOrThrow = async (target: string, argv: string[]): Promise<void> => {
+    const result = await env.run(argv);
+    if (result.exitCode !== 0) throw new ActivationError(target, (result.stderr || result.stdout).slice(0, 2000));
+  };
+  return {
+    activate: {
+      'ip-batch': async (file: RenderedFile, path: string) => {
+        // Links that exist already and tables not made yet fail single lines there, expectedly.
+        if (TOLERANT_BATCHES.has(file.target)) await env.run(['ip', '-force', '-batch', path]);
+        else await runOrThrow(file.target, ['ip', '-batch', path]);
+      },
+      sysctl: (file, path) => runOrThrow(file.target, ['sysctl', '-q', '-p', path]),
+      nft: (file, path) => runOrThrow(file.target, ['nft', '-f', path]),
+      dnsmasq: (_file, path) => dnsmasq.start(path),
+      [NETWORK_FILES.wanHealth]: async (file) => wanHealth.configure(JSON.parse(file.content) as WanHealthConfig),
+      [NETWORK_FILES.wanDhcp]: async (file) => wanDhcp.configure(JSON.parse(file.content) as WanDhcpConfig),
+    },
+    // The batches flushed the routes and addresses the daemon keeps by itself: DHCP leases
+    // and WANs the health monitor took out. Put them back.
+    async afterPass(live) {
+      if (!live.some((file) => file.check === 'ip-batch')) return;
+      await wanDhcp.reapply();
+      await wanHealth.reassert();
+    },
+    reconnect: async (wan) => wanDhcp.reconnect(wan),
+    async stop() {
+      await wanHealth.stop();
+      await wanDhcp.stop();
+      await dnsmasq.stop();
+    },
+  };
+}
+
+/** The procd service that reads each UCI package of the Network section. */
+const OPENWRT_RELOADS: Readonly<Record<string, ServiceReload>> = {
+  '/etc/config/network': { argv: ['/etc/init.d/network', 'reload'] },
+  '/etc/config/dhcp': { argv: ['/etc/init.d/dnsmasq', 'reload'] },
+  '/etc/config/firewall': { argv: ['/etc/init.d/firewall', 'reload'] },
+  // From optional packages: without them the configuration is kept and nothing is reloaded.
+  '/etc/config/mwan3': { argv: ['/etc/init.d/mwan3', 'reload'], optional: true },
+  '/etc/config/igmpproxy': { argv: ['/etc/init.d/igmpproxy', 'reload'], optional: true },
+};
+
+/** fw4 reads its nftables includes on every reload, like its UCI package. */
+const FW4_INCLUDES = '/usr/share/nftables.d/';
+
+export function networkOpenwrtReload(target: string): ServiceReload | undefined {
+  return OPENWRT_RELOADS[target] ?? (target.startsWith(FW4_INCLUDES) ? OPENWRT_RELOADS['/etc/config/firewall'] : undefined);
+}
+
+export function networkOpenwrtActivation(): TargetActivation {
+  return { reloadFor: networkOpenwrtReload };
+}

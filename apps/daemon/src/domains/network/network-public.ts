@@ -1,0 +1,11 @@
+/**
+ * The Network section's public face: what other domains build on (the network plan and its
+ * devices, the value syntax every renderer shares, the one ruleset's extension point).
+ * Other domains import the network domain through this file only.
+ */
+export * from './network-config.js';
+export * from './network-domain.js';
+export * from './network-openwrt-mwan3.js';
+export * from './network-plan.js';
+export * from './network-ruleset-parts.js';
+export * from './network-syntax.js';
