@@ -94,6 +94,8 @@ export const vpnClient = defineEntity({
       },
     ],
   },
+  // The IPsec client's log (spec §2 ipseclog; shown only where the menu routes it: vlan).
+  links: [{ key: 'ipseclog', route: '/netconf/vpnclient/ipseclog' }],
   maxRows: 16,
 });
 export type VpnClient = z.infer<typeof vpnClient.schema>;
