@@ -53,7 +53,7 @@ export default function MonitoringPage() {
             rows={data.interfaces.map((i) => ({
               key: i.ifname,
               cells: [
-                <UnstyledButton onClick={() => setChosen(i.ifname)} fw={i.ifname === shown?.ifname ? 700 : 400}>
+                <UnstyledButton onClick={() => setChosen(i.ifname)} fz="sm" c="inherit" fw={i.ifname === shown?.ifname ? 700 : 400}>
                   {i.ifname}
                 </UnstyledButton>,
                 i.role,
