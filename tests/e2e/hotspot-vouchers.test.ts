@@ -27,7 +27,9 @@ describe('hotspot billing plans and vouchers end to end', () => {
     await page.getByTestId('voucher-batch-form').waitFor();
     await page.getByTestId('voucher-name').fill('lobby');
     await page.getByTestId('voucher-amount').fill('3');
-    await page.getByTestId('voucher-plan').fill('day');
+    // The plan is chosen among the billing plans, not typed.
+    await page.getByTestId('voucher-plan').click();
+    await page.getByRole('option', { name: 'day' }).click();
     await page.getByTestId('voucher-create').click();
 
     await page.getByTestId('voucher-sheet').waitFor();
@@ -45,6 +47,8 @@ describe('hotspot billing plans and vouchers end to end', () => {
     await page.getByTestId('voucher-sheet-close').click();
     await page.getByTestId('voucher-batch-row').first().waitFor();
     expect(await page.getByTestId('voucher-batches').textContent()).toContain('3 / 0 / 0');
+    const batches = (await fx.api.get('auth/voucherbatch')).data as { items: Array<{ name: string; plan: string }> };
+    expect(batches.items.find((b) => b.name === 'lobby')?.plan).toBe('day');
     const listed = JSON.stringify(await fx.api.get('auth/voucher'));
     for (const code of codes) expect(listed).not.toContain(code);
     await context.close();

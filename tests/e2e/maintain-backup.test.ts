@@ -59,7 +59,8 @@ async function downloadThroughConsole(page: Page, name: string): Promise<string>
 }
 
 async function restoreThroughConsole(page: Page, file: string, passphrase = ''): Promise<void> {
-  await page.getByTestId('restore-file').setInputFiles(file);
+  // The console's file input keeps the browser's own input hidden inside it.
+  await page.getByTestId('maintain-restore').locator('input[type="file"]').setInputFiles(file);
   await page.getByTestId('restore-passphrase').fill(passphrase);
   await page.getByTestId('restore-upload').click();
   await page.getByTestId('restore-ok').click();

@@ -27,7 +27,8 @@ describe('operator definition files', () => {
     await page.waitForURL('**/dashboard');
     await page.goto(`${fx.daemon.url}/smartqos/qosbase`);
     const status = page.getByTestId('isp-status-telecom');
-    await expect.poll(() => status.textContent()).toBe(`${shipped.length} networks (shipped file)`);
+    // The page's reads finish when they do on a busy machine: wait for the condition.
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toBe(`${shipped.length} networks (shipped file)`);
     expect(await page.getByTestId('isp-status-custom1').textContent()).toBe('No networks');
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('isp-download-telecom').click()]);

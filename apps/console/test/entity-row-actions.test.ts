@@ -11,6 +11,7 @@ vi.mock('../src/api/api-client.js', () => ({ apiPost, apiGet: vi.fn() }));
 const { postRowAction, rowActionsOf } = await import('../src/pages/entity/entity-api.js');
 const { i18n } = await import('../src/i18n/console-i18n.js');
 const { default: EntityListPage } = await import('../src/pages/entity/entity-list-page.js');
+const { CurrentRouteContext } = await import('../src/routes/current-route.js');
 
 const iface = networkInterface as unknown as AnyEntity;
 
@@ -38,18 +39,42 @@ describe('row commands of a list', () => {
     }
   });
 
-  test('links of a list (device-wide settings of the connection limits) render as buttons', () => {
-    const entity = entityByPath('sessionlimit/rules');
-    expect(entity?.links?.map((l) => l.route)).toEqual(['/firewall/connectionlimit/settings']);
+  function renderList(entity: AnyEntity, path: string, subRoutes: string[]): string {
     void i18n.changeLanguage('en-US');
-    const html = renderToString(
+    const route = { path, module: 'm', label: 'menu.connectionlimit', permission: 'modify' as const, menuPath: path, subRoutes, page: { kind: 'entityList' as const, entityRoute: path } };
+    return renderToString(
       createElement(
         I18nextProvider,
         { i18n },
-        createElement(MantineProvider, null, createElement(MemoryRouter, { initialEntries: ['/firewall/connectionlimit'] }, createElement(EntityListPage, { entity: entity! }))),
+        createElement(
+          MantineProvider,
+          null,
+          createElement(
+            MemoryRouter,
+            { initialEntries: [path] },
+            createElement(CurrentRouteContext.Provider, { value: route }, createElement(EntityListPage, { entity })),
+          ),
+        ),
       ),
     );
+  }
+
+  test('links of a list (device-wide settings of the connection limits) render as buttons', () => {
+    const entity = entityByPath('sessionlimit/rules');
+    expect(entity?.links?.map((l) => l.route)).toEqual(['/firewall/connectionlimit/settings']);
+    const html = renderList(entity!, '/firewall/connectionlimit', ['/firewall/connectionlimit/settings']);
     expect(html).toContain('data-testid="entity-link-settings"');
     expect(html).toContain('Limits and timeouts');
+  });
+
+  test('a link to a sub-route this menu does not route is not shown (the IPsec log without vlan)', () => {
+    const vpn = entityByPath('vpnclient')!;
+    const reduced = renderList(vpn, '/netconf/vpnclient', ['/netconf/vpnclient/pptpadd', '/netconf/vpnclient/l2tpadd']);
+    expect(reduced).not.toContain('entity-link-ipseclog');
+    expect(reduced).toContain('data-testid="entity-add-pptp"');
+    expect(reduced).not.toContain('entity-add-ipsec');
+    const full = renderList(vpn, '/netconf/vpnclient', ['/netconf/vpnclient/ipsecadd', '/netconf/vpnclient/ipseclog']);
+    expect(full).toContain('data-testid="entity-link-ipseclog"');
+    expect(full).toContain('Add IPsec');
   });
 });

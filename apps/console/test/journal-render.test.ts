@@ -41,7 +41,7 @@ const entries: JournalEntry[] = [
 ];
 
 function routeEntry(permission: RouteEntry['permission']): RouteEntry {
-  return { path: '/system/systemmaintain', module: 'systemmaintain', label: 'menu.systemmaintain', permission, page: { kind: 'custom' } };
+  return { path: '/system/systemmaintain', module: 'systemmaintain', label: 'menu.systemmaintain', permission, menuPath: '/system/systemmaintain', subRoutes: [], page: { kind: 'custom' } };
 }
 
 beforeEach(async () => {

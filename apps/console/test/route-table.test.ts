@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { buildMenu, CAPABILITIES, pagePermission, type Capability, type MenuSection } from '@portico/schema';
+import { allRoutePaths, buildMenu, CAPABILITIES, pagePermission, type Capability, type MenuSection } from '@portico/schema';
+import { PAGE_CATALOGUE } from '../src/routes/page-registry.js';
+import { resolveEntities, resolveEntityForm } from '../src/routes/entity-loader.js';
+import { isUnbuilt, UNBUILT_PAGES } from '../src/routes/unbuilt-pages.js';
 import {
   activeItemPath,
   buildRouteTable,
@@ -31,9 +34,11 @@ describe('pageFor', () => {
     expect(pageFor('/system/usermanagement/add', catalogue)).toEqual({
       kind: 'entityForm',
       entityRoute: '/system/usermanagement',
+      segment: 'add',
       mode: 'add',
     });
     expect(pageFor('/system/usermanagement/edit', catalogue)).toMatchObject({ kind: 'entityForm', mode: 'edit' });
+    expect(pageFor('/system/usermanagement/l2tpedit', catalogue)).toMatchObject({ kind: 'entityForm', segment: 'l2tpedit', mode: 'edit' });
     expect(pageFor('/system/usermanagement/batch', catalogue)).toEqual({ kind: 'notAvailable' });
     expect(pageFor('/netconf/interface', catalogue)).toEqual({ kind: 'notAvailable' });
   });
@@ -65,7 +70,13 @@ describe('buildRouteTable', () => {
 
   test('sub-routes carry the title and module of their page', () => {
     const add = table.find((e) => e.path === '/netconf/dhcpserver/add');
-    expect(add).toMatchObject({ module: 'dhcpserver', label: 'menu.dhcpserver', page: { kind: 'notAvailable' } });
+    expect(add).toMatchObject({
+      module: 'dhcpserver',
+      label: 'menu.dhcpserver',
+      menuPath: '/netconf/dhcpserver',
+      subRoutes: ['/netconf/dhcpserver/add', '/netconf/dhcpserver/edit'],
+      page: { kind: 'notAvailable' },
+    });
     const userAdd = table.find((e) => e.path === '/system/usermanagement/add');
     expect(userAdd).toMatchObject({ module: 'usermanagement', page: { kind: 'entityForm', mode: 'add' } });
   });
@@ -87,6 +98,32 @@ describe('buildRouteTable', () => {
     expect(voucher).toContain('/hotspot/voucher');
     expect(voucher).toContain('/dashboard');
     expect(voucher).not.toContain('/system/usermanagement');
+  });
+});
+
+describe('the console build', () => {
+  const every = allRoutePaths();
+
+  test('serves every page of the route map except those declared not built', () => {
+    const missing = every.filter((path) => pageFor(path, PAGE_CATALOGUE).kind === 'notAvailable' && !isUnbuilt(path));
+    expect(missing).toEqual([]);
+  });
+
+  test('declares nothing not built that it serves, and nothing outside the route map', () => {
+    const served = every.filter((path) => isUnbuilt(path) && pageFor(path, PAGE_CATALOGUE).kind !== 'notAvailable');
+    expect(served).toEqual([]);
+    for (const path of UNBUILT_PAGES) expect(every, path).toContain(path);
+  });
+
+  test('every entity form sub-route resolves to a declared form', () => {
+    for (const path of every) {
+      const page = pageFor(path, PAGE_CATALOGUE);
+      if (page.kind !== 'entityForm') continue;
+      expect(() => resolveEntityForm(page.entityRoute, page.segment), path).not.toThrow();
+      expect(resolveEntityForm(page.entityRoute, page.segment).mode, path).toBe(page.mode);
+    }
+    expect(resolveEntityForm('/netconf/vpnclient', 'ipsecadd')).toMatchObject({ mode: 'add', preset: { field: 'type', value: 'ipsec' } });
+    expect(resolveEntities('/smartqos/flowcontrol').map((e) => e.name)).toEqual(['qosIpRule', 'qosMacRule']);
   });
 });
 

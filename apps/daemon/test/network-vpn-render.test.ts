@@ -36,7 +36,8 @@ function vpnFiles(config: NetworkConfig): RenderedFile[] {
 
 /** The structural checker of each VPN file, by its target. */
 function checkerOf(target: string): (content: string) => string[] {
-  if (target === NETWORK_FILES.swanctl || target === NETWORK_FILES.swanctlSecrets) return checkSwanctl;
+  if (target === NETWORK_FILES.swanctl || target === NETWORK_FILES.swanctlSecrets) return (content) => checkSwanctl(content);
+  if (target === NETWORK_FILES.charonLogging) return (content) => checkSwanctl(content, ['charon']);
   if (target === NETWORK_FILES.xl2tpd) return checkXl2tpd;
   if (target.endsWith('.secret')) return checkPppSecret;
   if (target.endsWith('.options')) return checkPppdOptions;
@@ -63,6 +64,7 @@ describe('VPN client files', () => {
     expect(files.map((f) => [f.target, f.mode ?? 0o644])).toEqual([
       [NETWORK_FILES.swanctl, 0o644],
       [NETWORK_FILES.swanctlSecrets, 0o600],
+      [NETWORK_FILES.charonLogging, 0o644],
       [NETWORK_FILES.xl2tpd, 0o644],
       ['/etc/portico/ppp/vpn1.options', 0o644],
       ['/etc/portico/ppp/vpn1.secret', 0o600],

@@ -23,6 +23,7 @@ export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/sysstatus/inneruser/flowdetails': lazy(() => import('../pages/hotspot-status/inner-user-flow-page.js')),
   '/sysstatus/inneruser/detail': lazy(() => import('../pages/hotspot-status/inner-user-detail-page.js')),
   '/hotspot/expirationnotice': lazy(() => import('../pages/hotspot/reminder-page.js')),
+  '/netconf/vpnclient/ipseclog': lazy(() => import('../pages/network/ipsec-log-page.js')),
   ...HOTSPOT_PAGES,
 };
 
@@ -36,23 +37,23 @@ const entityPages = new Map<string, LazyPage>();
 /** The list page of an entity route, with the entity resolved inside the lazy chunk. */
 function entityListPage(entityRoute: string): LazyPage {
   return lazy(async () => {
-    const [{ resolveEntity }, { default: EntityListPage }] = await Promise.all([
+    const [{ resolveEntities }, { EntityRoutePage }] = await Promise.all([
       import('./entity-loader.js'),
       import('../pages/entity/entity-list-page.js'),
     ]);
-    const entity = resolveEntity(entityRoute);
-    return { default: () => createElement(EntityListPage, { entity }) };
+    const entities = resolveEntities(entityRoute);
+    return { default: () => createElement(EntityRoutePage, { entities }) };
   });
 }
 
-function entityFormPage(entityRoute: string, mode: 'add' | 'edit'): LazyPage {
+function entityFormPage(entityRoute: string, segment: string): LazyPage {
   return lazy(async () => {
-    const [{ resolveEntity }, { default: EntityFormPage }] = await Promise.all([
+    const [{ resolveEntityForm }, { default: EntityFormPage }] = await Promise.all([
       import('./entity-loader.js'),
       import('../pages/entity/entity-form-page.js'),
     ]);
-    const entity = resolveEntity(entityRoute);
-    return { default: () => createElement(EntityFormPage, { entity, mode }) };
+    const { entity, mode, preset } = resolveEntityForm(entityRoute, segment);
+    return { default: () => createElement(EntityFormPage, { entity, mode, preset }) };
   });
 }
 
@@ -65,7 +66,7 @@ export function pageComponent(path: string, page: RoutePage): LazyPage | null {
   if (page.kind === 'notAvailable') return null;
   let component = entityPages.get(path);
   if (!component) {
-    component = page.kind === 'entityList' ? entityListPage(page.entityRoute) : entityFormPage(page.entityRoute, page.mode);
+    component = page.kind === 'entityList' ? entityListPage(page.entityRoute) : entityFormPage(page.entityRoute, page.segment);
     entityPages.set(path, component);
   }
   return component;

@@ -4,7 +4,8 @@ import type { MenuSection } from '@portico/schema';
 export type RoutePage =
   | { kind: 'custom' }
   | { kind: 'entityList'; entityRoute: string }
-  | { kind: 'entityForm'; entityRoute: string; mode: 'add' | 'edit' }
+  /** `segment` is the sub-route below the list (`add`, `pptpedit`, `macadd`…); its suffix is the mode. */
+  | { kind: 'entityForm'; entityRoute: string; segment: string; mode: 'add' | 'edit' }
   | { kind: 'notAvailable' };
 
 export interface RouteEntry {
@@ -15,6 +16,10 @@ export interface RouteEntry {
   /** i18n key of the page title: the menu label of the page. */
   label: string;
   permission: MenuSection['children'][number]['permission'];
+  /** Full path of the menu page the path belongs to (the list a form returns to). */
+  menuPath: string;
+  /** Every sub-route of that page this account and device have (capability-filtered by the server). */
+  subRoutes: readonly string[];
   page: RoutePage;
 }
 
@@ -25,17 +30,23 @@ export interface PageCatalogue {
   entityRoutes: ReadonlySet<string>;
 }
 
-const FORM_MODES = { add: 'add', edit: 'edit' } as const;
+/** A form sub-route: `add`/`edit`, optionally after a prefix (`ipadd`, `pptpedit`; spec §2). */
+const FORM_SEGMENT = /^[a-z0-9]*(add|edit)$/;
 
-/** Which page serves a path: a custom page, an entity list or form, or none in this build. */
+/**
+ * Which page serves a path: a custom page, an entity list or form, or none in this build.
+ * Which entity a form segment belongs to is resolved with the schemas, in the page's chunk
+ * (a console test checks every routed segment resolves).
+ */
 export function pageFor(path: string, catalogue: PageCatalogue): RoutePage {
   if (catalogue.customPages.has(path)) return { kind: 'custom' };
   if (catalogue.entityRoutes.has(path)) return { kind: 'entityList', entityRoute: path };
   const cut = path.lastIndexOf('/');
   const parent = path.slice(0, cut);
-  const last = path.slice(cut + 1);
-  if (catalogue.entityRoutes.has(parent) && (last === 'add' || last === 'edit')) {
-    return { kind: 'entityForm', entityRoute: parent, mode: FORM_MODES[last] };
+  const segment = path.slice(cut + 1);
+  const form = FORM_SEGMENT.exec(segment);
+  if (catalogue.entityRoutes.has(parent) && form) {
+    return { kind: 'entityForm', entityRoute: parent, segment, mode: form[1] === 'add' ? 'add' : 'edit' };
   }
   return { kind: 'notAvailable' };
 }
@@ -56,6 +67,8 @@ export function buildRouteTable(menu: readonly MenuSection[], catalogue: PageCat
           module: item.module,
           label: item.label,
           permission: item.permission,
+          menuPath: item.path,
+          subRoutes: item.routes,
           page: pageFor(path, catalogue),
         });
       }

@@ -72,9 +72,11 @@ function RoutedPage({ entry }: { entry: RouteEntry }) {
   const title = t(entry.label);
   usePageTitle(title);
   const Page = pageComponent(entry.path, entry.page);
+  // data-route says which route is on screen once its page has rendered (lazy pages keep the
+  // previous one shown until their chunk is in).
   return (
     <CurrentRouteContext.Provider value={entry}>
-      {Page ? <Page /> : <NotAvailablePage title={title} />}
+      <div data-route={entry.path}>{Page ? <Page /> : <NotAvailablePage title={title} />}</div>
     </CurrentRouteContext.Provider>
   );
 }

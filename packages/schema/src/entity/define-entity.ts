@@ -13,6 +13,8 @@ export type FieldWidget =
   | 'number'
   | 'switch'
   | 'select'
+  /** A choice of several; used for list fields that name other entities' rows. */
+  | 'multiselect'
   | 'tags'
   | 'textarea'
   /** A textarea over a list of single-line strings, one element per line. */
@@ -23,8 +25,27 @@ export type VisibleWhen =
   | { field: string; equals: string | number | boolean }
   | { field: string; in: ReadonlyArray<string | number | boolean> };
 
+/**
+ * Rows of another entity a field names (an interface, a billing plan): the form offers the
+ * existing rows as choices instead of free text. Several sources are merged in order (the
+ * interface namespace holds interfaces and VLANs); `where` keeps only the rows it holds for.
+ */
+export interface EntityRefSource {
+  /** Entity name, e.g. `networkInterface`. */
+  entity: string;
+  /** Field of the referenced row that is stored. */
+  value: string;
+  /** Field shown for the row; the value itself when absent. */
+  label?: string;
+  where?: VisibleWhen;
+}
+
+export type EntityRef = ReadonlyArray<EntityRefSource>;
+
 export interface FormFieldDef {
   name: string;
+  /** The field names rows of other entities: a choice among them (several for a list field). */
+  ref?: EntityRef;
   widget?: FieldWidget;
   /** For select widgets: the allowed values; labels are `<entity>.option.<field>.<value>`. */
   options?: ReadonlyArray<string | number>;
@@ -81,6 +102,13 @@ export interface EntityDef<S extends z.ZodObject = z.ZodObject> {
   list?: { columns: ReadonlyArray<ListColumnDef>; defaultSort?: string };
   form?: { tabs: ReadonlyArray<FormTabDef> };
   rowActions?: ReadonlyArray<RowActionDef>;
+  /**
+   * Where the add and edit forms live below `route` (spec §2 sub-routes): `<prefix>add` and
+   * `<prefix>edit` (prefix '' by default), or one pair per option of `byField` (`pptpadd`,
+   * `pptpedit`…), whose form is then fixed to that option. A form without its sub-route in
+   * the menu opens over the list instead.
+   */
+  formRoutes?: { prefix: string } | { byField: string };
   /** Buttons above the list leading to related pages (a singleton of settings); label `<entity>.link.<key>`. */
   links?: ReadonlyArray<{ key: string; route: string }>;
   /** A write can cut the administrator off: applied with a confirmation deadline. */
@@ -102,6 +130,39 @@ export function defineEntity<S extends z.ZodObject>(def: EntityDef<S>): EntityDe
     throw new Error(`collection entity ${def.name} needs an id field`);
   }
   return def;
+}
+
+/** One form sub-route of an entity: its segment below the list route, mode, and fixed field. */
+export interface EntityFormRoute {
+  segment: string;
+  mode: 'add' | 'edit';
+  /** The field the form is fixed to (byField entities), e.g. `{ field: 'type', value: 'pptp' }`. */
+  preset?: { field: string; value: string };
+}
+
+/** The add/edit sub-route segments an entity's forms use, whether or not the menu routes them. */
+export function entityFormRoutes(entity: AnyEntity): EntityFormRoute[] {
+  const routes = entity.formRoutes ?? { prefix: '' };
+  if ('prefix' in routes) {
+    return (['add', 'edit'] as const).map((mode) => ({ segment: `${routes.prefix}${mode}`, mode }));
+  }
+  const field = routes.byField;
+  return formFieldOptions(entity, field).flatMap((value) =>
+    (['add', 'edit'] as const).map((mode) => ({ segment: `${value}${mode}`, mode, preset: { field, value } })),
+  );
+}
+
+/** The choices of a select field: declared on the form, else the schema's enum. */
+function formFieldOptions(entity: AnyEntity, name: string): string[] {
+  const declared = (entity.form?.tabs ?? []).flatMap((t) => t.fields).find((f) => f.name === name)?.options;
+  if (declared) return declared.map(String);
+  const schema = entity.schema.shape[name] as { options?: readonly unknown[] } | undefined;
+  return (schema?.options ?? []).map(String);
+}
+
+/** Every form field of an entity that names rows of other entities. */
+export function refFields(entity: AnyEntity): Array<FormFieldDef & { ref: EntityRef }> {
+  return (entity.form?.tabs ?? []).flatMap((t) => t.fields).filter((f): f is FormFieldDef & { ref: EntityRef } => f.ref !== undefined);
 }
 
 /** The field names an entity's form shows, in form order. */

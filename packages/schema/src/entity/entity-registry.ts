@@ -1,4 +1,4 @@
-import type { AnyEntity } from './define-entity.js';
+import { entityFormRoutes, type AnyEntity, type EntityFormRoute } from './define-entity.js';
 import { adminUser } from '../system/admin-user.js';
 import { networkInterface } from '../network/network-interface.js';
 import { dhcpServer } from '../network/dhcp-server.js';
@@ -80,6 +80,25 @@ export function entityByPath(path: string): AnyEntity | undefined {
   return ENTITIES.find((e) => e.path === path);
 }
 
+/** The first entity listed at a route (a route may list several: IP and MAC bandwidth rules). */
 export function entityByRoute(route: string): AnyEntity | undefined {
   return ENTITIES.find((e) => e.route === route);
+}
+
+/** Every collection or singleton whose list a route shows, in registry order. */
+export function entitiesByRoute(route: string): AnyEntity[] {
+  return ENTITIES.filter((e) => e.route === route);
+}
+
+export function entityByName(name: string): AnyEntity | undefined {
+  return ENTITIES.find((e) => e.name === name);
+}
+
+/** The entity form a sub-route segment of a list route serves (`pptpadd` below vpnclient). */
+export function entityFormAt(route: string, segment: string): (EntityFormRoute & { entity: AnyEntity }) | undefined {
+  for (const entity of entitiesByRoute(route)) {
+    const form = entityFormRoutes(entity).find((r) => r.segment === segment);
+    if (form) return { ...form, entity };
+  }
+  return undefined;
 }

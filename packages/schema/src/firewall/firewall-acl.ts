@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineEntity } from '../entity/define-entity.js';
 import { portRangeField } from '../common/port-fields.js';
 import { nameField, plainTextField } from '../common/text-fields.js';
-import { interfaceNameField } from '../network/network-fields.js';
+import { interfaceNameField, INTERFACE_REF } from '../network/network-fields.js';
 import { FILTER_PROTOCOLS, FIREWALL_COMMENT_MAX, ipv4SelectorField, PORTS_NEED_PROTOCOL_MESSAGE } from './firewall-fields.js';
 
 /**
@@ -65,7 +65,7 @@ export const firewallAcl = defineEntity({
           { name: 'direction', widget: 'select', options: FILTER_DIRECTIONS },
           { name: 'target', widget: 'select', options: FILTER_ACTIONS },
           { name: 'proto', widget: 'select', options: FILTER_PROTOCOLS },
-          { name: 'iface' },
+          { name: 'iface', ref: INTERFACE_REF },
           { name: 'src' },
           { name: 'dst' },
           { name: 'sport', visibleWhen: { field: 'proto', in: ['tcp', 'udp', 'tcpudp'] } },

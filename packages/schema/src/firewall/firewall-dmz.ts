@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineEntity } from '../entity/define-entity.js';
 import { ipv4Field } from '../common/ip-fields.js';
 import { plainTextField } from '../common/text-fields.js';
-import { interfaceNameField } from '../network/network-fields.js';
+import { interfaceNameField, WAN_REF } from '../network/network-fields.js';
 import { FIREWALL_COMMENT_MAX } from './firewall-fields.js';
 
 /**
@@ -37,7 +37,7 @@ export const firewallDmz = defineEntity({
     tabs: [
       {
         key: 'basic',
-        fields: [{ name: 'enabled', widget: 'switch' }, { name: 'wan' }, { name: 'host' }, { name: 'comment' }],
+        fields: [{ name: 'enabled', widget: 'switch' }, { name: 'wan', ref: WAN_REF }, { name: 'host' }, { name: 'comment' }],
       },
     ],
   },

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineEntity } from '../entity/define-entity.js';
 import { ipv4Field } from '../common/ip-fields.js';
 import { nameField, plainTextField } from '../common/text-fields.js';
-import { interfaceNameField } from '../network/network-fields.js';
+import { interfaceNameField, WAN_REF } from '../network/network-fields.js';
 import { FIREWALL_COMMENT_MAX } from './firewall-fields.js';
 
 /**
@@ -46,7 +46,7 @@ export const firewallHostMapping = defineEntity({
         fields: [
           { name: 'enabled', widget: 'switch' },
           { name: 'name' },
-          { name: 'wan' },
+          { name: 'wan', ref: WAN_REF },
           { name: 'public' },
           { name: 'private' },
           { name: 'comment' },

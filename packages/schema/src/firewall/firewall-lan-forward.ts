@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineEntity } from '../entity/define-entity.js';
 import { interfaceListField } from './firewall-fields.js';
+import { INTERFACE_REF } from '../network/network-fields.js';
 
 /**
  * LAN forward (spec §3 "lanforward (enabled, lan, rejlan)"). The gateway does not route
@@ -26,8 +27,8 @@ export const firewallLanForward = defineEntity({
         key: 'basic',
         fields: [
           { name: 'enabled', widget: 'switch' },
-          { name: 'lan', widget: 'tags' },
-          { name: 'rejlan', widget: 'tags' },
+          { name: 'lan', ref: INTERFACE_REF },
+          { name: 'rejlan', ref: INTERFACE_REF },
         ],
       },
     ],

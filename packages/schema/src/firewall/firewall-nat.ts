@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineEntity } from '../entity/define-entity.js';
 import { ipv4Field } from '../common/ip-fields.js';
 import { nameField, plainTextField } from '../common/text-fields.js';
-import { interfaceNameField } from '../network/network-fields.js';
+import { interfaceNameField, INTERFACE_REF } from '../network/network-fields.js';
 import { FIREWALL_COMMENT_MAX, ipv4SelectorField } from './firewall-fields.js';
 
 /**
@@ -56,7 +56,7 @@ export const firewallNat = defineEntity({
           { name: 'target', widget: 'select', options: NAT_ACTIONS },
           { name: 'src' },
           { name: 'dst' },
-          { name: 'outif' },
+          { name: 'outif', ref: INTERFACE_REF },
           { name: 'toaddr', visibleWhen: { field: 'target', equals: 'snat' } },
           { name: 'comment' },
         ],

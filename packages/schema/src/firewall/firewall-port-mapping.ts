@@ -4,7 +4,7 @@ import { integerInRange } from '../common/field-base.js';
 import { ipv4Field } from '../common/ip-fields.js';
 import { PORT_MAX, portField } from '../common/port-fields.js';
 import { nameField, plainTextField } from '../common/text-fields.js';
-import { interfaceNameField } from '../network/network-fields.js';
+import { interfaceNameField, WAN_REF } from '../network/network-fields.js';
 import { FIREWALL_COMMENT_MAX, ipv4SelectorField, MAPPING_PROTOCOLS, INTERNAL_PORT_RANGE_MESSAGE } from './firewall-fields.js';
 
 /**
@@ -67,7 +67,7 @@ export const firewallPortMapping = defineEntity({
           { name: 'enabled', widget: 'switch' },
           { name: 'name' },
           { name: 'proto', widget: 'select', options: MAPPING_PROTOCOLS },
-          { name: 'wan' },
+          { name: 'wan', ref: WAN_REF },
           { name: 'extport' },
           { name: 'extport_end' },
           { name: 'intip' },

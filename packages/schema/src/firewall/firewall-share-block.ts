@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineEntity } from '../entity/define-entity.js';
 import { interfaceListField, selectorListField } from './firewall-fields.js';
+import { INTERFACE_REF } from '../network/network-fields.js';
 
 /**
  * Share-net block (spec §3 "share (ifname, whitelist, blacklist)"): stops clients that share
@@ -31,7 +32,7 @@ export const firewallShareBlock = defineEntity({
         key: 'basic',
         fields: [
           { name: 'enabled', widget: 'switch' },
-          { name: 'ifname', widget: 'tags' },
+          { name: 'ifname', ref: INTERFACE_REF },
           { name: 'whitelist', widget: 'tags' },
           { name: 'blacklist', widget: 'tags' },
         ],

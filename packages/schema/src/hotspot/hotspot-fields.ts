@@ -4,6 +4,7 @@ import { plainTextField } from '../common/text-fields.js';
 import { integerInRange } from '../common/field-base.js';
 import { AUTH_VALIDITY, EXPIRY_REMINDER } from '../constants/hotspot-defaults.js';
 import { SECONDS_PER_UNIT, type TimeUnit } from '../common/quantity-fields.js';
+import type { EntityRef } from '../entity/define-entity.js';
 
 /** Field types shared by the Hotspot entities (spec §3, §5). */
 
@@ -109,6 +110,9 @@ export function telField() {
 export function planRefField() {
   return plainTextField(32);
 }
+
+/** The choices of a plan field: the billing plans by name. */
+export const PLAN_REF: EntityRef = [{ entity: 'hotspotPlan', value: 'name' }];
 
 /** Megabytes of traffic; 0 = unlimited. Up to 1 PB. */
 export const FLOW_MAX_MB = 1_000_000_000;

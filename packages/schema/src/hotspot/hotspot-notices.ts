@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineEntity } from '../entity/define-entity.js';
 import { integerInRange } from '../common/field-base.js';
 import { portField } from '../common/port-fields.js';
-import { httpUrlField, interfaceNameField } from '../network/network-fields.js';
+import { httpUrlField, interfaceNameField, LAN_SIDE_REF } from '../network/network-fields.js';
 import { REMOTE_REMINDER } from '../constants/hotspot-defaults.js';
 import { blankLines, linesField, zBool } from './hotspot-fields.js';
 
@@ -80,7 +80,7 @@ export const hotspotLocalNotice = defineEntity({
         key: 'basic',
         fields: [
           { name: 'enabled', widget: 'switch' },
-          { name: 'interfaces', widget: 'tags' },
+          { name: 'interfaces', ref: LAN_SIDE_REF },
           { name: 'content', widget: 'lines' },
         ],
       },

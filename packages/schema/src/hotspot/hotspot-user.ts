@@ -5,7 +5,7 @@ import { passwordField, PASSWORD_MISMATCH, userNameField } from '../common/accou
 import { limitField, speedField } from '../common/quantity-fields.js';
 import { integerInRange } from '../common/field-base.js';
 import { LOCAL_USER_CONCURRENCY_DEFAULT } from '../constants/hotspot-defaults.js';
-import { dueTimeField, FLOW_MAX_MB, HOTSPOT_MESSAGES, planRefField, SPEED_MAX_KBPS, telField, zBool } from './hotspot-fields.js';
+import { dueTimeField, FLOW_MAX_MB, HOTSPOT_MESSAGES, planRefField, PLAN_REF, SPEED_MAX_KBPS, telField, zBool } from './hotspot-fields.js';
 
 /** Services a local account may sign in to (spec §3 Local user type). */
 export const LOCAL_USER_TYPES = ['portal', 'pppoe', 'pptp', 'l2tp', 'voucher'] as const;
@@ -69,7 +69,7 @@ export const hotspotUser = defineEntity({
           { name: 'password', widget: 'password', keepWhenEmpty: true },
           { name: 'confirm', widget: 'password', keepWhenEmpty: true },
           { name: 'type', widget: 'select', options: LOCAL_USER_TYPES },
-          { name: 'model' },
+          { name: 'model', ref: PLAN_REF },
           { name: 'duetime' },
           { name: 'status', widget: 'select', options: LOCAL_USER_STATUSES },
           { name: 'comment' },
@@ -129,7 +129,7 @@ export const hotspotUserBatch = defineEntity({
           { name: 'password', widget: 'password' },
           { name: 'duetime' },
           { name: 'type', widget: 'select', options: LOCAL_USER_TYPES },
-          { name: 'model' },
+          { name: 'model', ref: PLAN_REF },
           { name: 'usernum' },
           { name: 'comment' },
         ],

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineEntity } from '../entity/define-entity.js';
 import { nameField } from '../common/text-fields.js';
-import { interfaceNameField } from '../network/network-fields.js';
+import { interfaceNameField, LAN_SIDE_REF } from '../network/network-fields.js';
 import { limitField, TIME_UNITS, timeUnitField } from '../common/quantity-fields.js';
 import { authTimeValid, durationValueField, zBool } from './hotspot-fields.js';
 
@@ -56,7 +56,7 @@ export const hotspotZone = defineEntity({
         fields: [
           { name: 'name' },
           { name: 'enabled', widget: 'switch' },
-          { name: 'ifname' },
+          { name: 'ifname', ref: LAN_SIDE_REF },
           { name: 'authmodel', widget: 'select', options: AUTH_MODELS },
           { name: 'authtime' },
           { name: 'authtime_unit', widget: 'select', options: TIME_UNITS },

@@ -3,7 +3,7 @@ import { defineEntity } from '../entity/define-entity.js';
 import { ipv4Field } from '../common/ip-fields.js';
 import { macField } from '../common/mac-address.js';
 import { plainTextField } from '../common/text-fields.js';
-import { interfaceNameField } from './network-fields.js';
+import { interfaceNameField, LAN_SIDE_REF } from './network-fields.js';
 import { COMMENT_MAX } from './dhcp-static.js';
 
 /**
@@ -34,7 +34,7 @@ export const arpBind = defineEntity({
     defaultSort: 'ip',
   },
   form: {
-    tabs: [{ key: 'basic', fields: [{ name: 'ip' }, { name: 'mac' }, { name: 'interface' }, { name: 'comment' }] }],
+    tabs: [{ key: 'basic', fields: [{ name: 'ip' }, { name: 'mac' }, { name: 'interface', ref: LAN_SIDE_REF }, { name: 'comment' }] }],
   },
   cutsAccess: true,
   maxRows: 1024,

@@ -3,7 +3,7 @@ import { defineEntity } from '../entity/define-entity.js';
 import { integerInRange } from '../common/field-base.js';
 import { ipv4Field, netmaskField } from '../common/ip-fields.js';
 import { limitField } from '../common/quantity-fields.js';
-import { interfaceNameField } from './network-fields.js';
+import { interfaceNameField, LAN_SIDE_REF } from './network-fields.js';
 
 /**
  * DHCP servers (spec §3 "DHCP (start, pool size, lease minutes, netmask, gateway)"), one per
@@ -52,7 +52,7 @@ export const dhcpServer = defineEntity({
       {
         key: 'basic',
         fields: [
-          { name: 'interface', addOnly: true },
+          { name: 'interface', addOnly: true, ref: LAN_SIDE_REF },
           { name: 'enabled', widget: 'switch' },
           { name: 'start' },
           { name: 'pool_size' },

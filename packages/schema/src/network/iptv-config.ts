@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineEntity } from '../entity/define-entity.js';
 import { iptvLanTagField, wanTagField } from '../common/link-fields.js';
-import { interfaceNameField, portNameField } from './network-fields.js';
+import { interfaceNameField, portNameField, WAN_REF } from './network-fields.js';
 
 /**
  * IPTV (spec §3 "IPTV (enable, wantag, lantag, portnum, type)"). The set-top box sits on the
@@ -40,7 +40,7 @@ export const iptv = defineEntity({
         fields: [
           { name: 'enable', widget: 'switch' },
           { name: 'type', widget: 'select', options: IPTV_TYPES },
-          { name: 'wan' },
+          { name: 'wan', ref: WAN_REF },
           { name: 'wantag' },
           { name: 'lantag', visibleWhen: { field: 'type', equals: 'bridge' } },
           { name: 'portnum' },

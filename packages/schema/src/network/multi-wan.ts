@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineEntity } from '../entity/define-entity.js';
 import { integerInRange } from '../common/field-base.js';
 import { ipv4Field } from '../common/ip-fields.js';
-import { interfaceNameField } from './network-fields.js';
+import { interfaceNameField, WAN_REF } from './network-fields.js';
 
 /**
  * Multi-WAN (spec §7 `vwan`): one entry per WAN. `balance` members share new connections by
@@ -45,7 +45,7 @@ export const multiWan = defineEntity({
       {
         key: 'basic',
         fields: [
-          { name: 'interface', addOnly: true },
+          { name: 'interface', addOnly: true, ref: WAN_REF },
           { name: 'enabled', widget: 'switch' },
           { name: 'mode', widget: 'select', options: MULTI_WAN_MODES },
           { name: 'weight', visibleWhen: { field: 'mode', equals: 'balance' } },

@@ -1,6 +1,7 @@
 import { checkedString, type TextFieldOptions } from '../common/field-base.js';
 import { cidrRange, isCidr4, isIp, isIpv4, netmaskToPrefix, SECONDARY_IP_MESSAGE } from '../common/ip-address.js';
 import { isDomain, isHostname } from '../common/text-fields.js';
+import type { EntityRef } from '../entity/define-entity.js';
 
 /**
  * Field types of the Network section that the common set does not have: names that become
@@ -22,6 +23,25 @@ export function isInterfaceName(text: string): boolean {
 export function interfaceNameField(options: TextFieldOptions = {}) {
   return checkedString(isInterfaceName, 'validation.ifname', options);
 }
+
+/**
+ * What a field naming an interface may choose from (the form's choices; the write rules of
+ * network-rules, firewall-rules and qos-rules decide what is accepted):
+ * - INTERFACE_REF: interfaces and VLANs (firewall interface fields and lists);
+ * - ROUTE_INTERFACE_REF: those and VPN clients (a static route may leave through a tunnel);
+ * - LAN_SIDE_REF: LAN and bond interfaces and VLANs (DHCP, ARP binding, hotspot zones);
+ * - WAN_REF: WAN interfaces (multi-WAN, IPTV, port mapping, DMZ, Smart QoS).
+ */
+export const INTERFACE_REF: EntityRef = [
+  { entity: 'networkInterface', value: 'ifname' },
+  { entity: 'vlan', value: 'ifname' },
+];
+export const ROUTE_INTERFACE_REF: EntityRef = [...INTERFACE_REF, { entity: 'vpnClient', value: 'name' }];
+export const LAN_SIDE_REF: EntityRef = [
+  { entity: 'networkInterface', value: 'ifname', where: { field: 'role', in: ['lan', 'bond'] } },
+  { entity: 'vlan', value: 'ifname' },
+];
+export const WAN_REF: EntityRef = [{ entity: 'networkInterface', value: 'ifname', where: { field: 'role', equals: 'wan' } }];
 
 /**
  * A physical port (eth0, enp3s0). Sub-interfaces are named `<port>.<tag>` or `<port>-<tag>`,

@@ -3,7 +3,7 @@ import { defineEntity } from '../entity/define-entity.js';
 import { integerInRange } from '../common/field-base.js';
 import { cidrField, ipv4Field } from '../common/ip-fields.js';
 import { plainTextField } from '../common/text-fields.js';
-import { interfaceNameField } from './network-fields.js';
+import { interfaceNameField, ROUTE_INTERFACE_REF } from './network-fields.js';
 import { COMMENT_MAX } from './dhcp-static.js';
 
 /**
@@ -48,7 +48,7 @@ export const staticRoute = defineEntity({
         fields: [
           { name: 'target' },
           { name: 'gateway' },
-          { name: 'interface' },
+          { name: 'interface', ref: ROUTE_INTERFACE_REF },
           { name: 'metric' },
           { name: 'enabled', widget: 'switch' },
           { name: 'comment' },

@@ -20,6 +20,8 @@ export const vpnClient = defineEntity({
   path: 'vpnclient',
   module: 'vpnclient',
   route: '/netconf/vpnclient',
+  // One add and edit page per tunnel type (spec §2: pptpadd, l2tpedit, …).
+  formRoutes: { byField: 'type' },
   kind: 'collection',
   schema: z.object({
     id: z.string(),
@@ -92,6 +94,26 @@ export const vpnClient = defineEntity({
       },
     ],
   },
+  // The IPsec client's log (spec §2 ipseclog; shown only where the menu routes it: vlan).
+  links: [{ key: 'ipseclog', route: '/netconf/vpnclient/ipseclog' }],
   maxRows: 16,
 });
 export type VpnClient = z.infer<typeof vpnClient.schema>;
+
+/**
+ * GET `vpnclient/ipseclog` (spec §2 /netconf/vpnclient/ipseclog): the newest lines of the
+ * IPsec client's IKE log. `file`: strongSwan's log file on this device (`present` false until
+ * charon has written it); `simulated`: the sim driver's stand-in; `unavailable`: this driver
+ * keeps no such file (OpenWrt logs strongSwan to the system log).
+ */
+export const IPSEC_LOG_SOURCES = ['file', 'simulated', 'unavailable'] as const;
+export const IPSEC_LOG_LINES_MAX = 500;
+export const ipsecLogSchema = z.object({
+  source: z.enum(IPSEC_LOG_SOURCES),
+  present: z.boolean(),
+  /** Oldest first. */
+  lines: z.array(z.string()),
+  /** Older lines were left out. */
+  truncated: z.boolean(),
+});
+export type IpsecLog = z.infer<typeof ipsecLogSchema>;

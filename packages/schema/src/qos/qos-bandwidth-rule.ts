@@ -64,6 +64,7 @@ export const qosIpRule = defineEntity({
   path: 'flow/ipqos',
   module: 'smartqos',
   route: '/smartqos/flowcontrol',
+  formRoutes: { prefix: 'ip' },
   kind: 'collection',
   schema: z.object({ id: z.string(), usernet: usernetField(), ...windowFields }),
   refine: (value, ctx) => refineWindow(value, ctx),
@@ -73,11 +74,13 @@ export const qosIpRule = defineEntity({
 });
 export type QosIpRule = z.infer<typeof qosIpRule.schema>;
 
-/** The same rule for one device by its MAC address (`usernet` holds the MAC). */
+/** The same rule for one device by its MAC address (`usernet` holds the MAC), listed beside the IP rules. */
 export const qosMacRule = defineEntity({
   name: 'qosMacRule',
   path: 'flow/macqos',
   module: 'smartqos',
+  route: '/smartqos/flowcontrol',
+  formRoutes: { prefix: 'mac' },
   kind: 'collection',
   schema: z.object({ id: z.string(), usernet: macField({ unicast: true }), ...windowFields }),
   refine: (value, ctx) => refineWindow(value, ctx),

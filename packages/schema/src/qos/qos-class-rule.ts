@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineEntity } from '../entity/define-entity.js';
 import { nameField } from '../common/text-fields.js';
-import { interfaceNameField } from '../network/network-fields.js';
+import { interfaceNameField, WAN_REF } from '../network/network-fields.js';
 import { domainListField, portListField, QOS_CLASSES } from './qos-fields.js';
 
 /**
@@ -28,7 +28,7 @@ function refineRoute(value: { userule: boolean; interface: string }, ctx: { addI
 
 const routeFields = [
   { name: 'userule', widget: 'switch' as const },
-  { name: 'interface', visibleWhen: { field: 'userule', equals: true } },
+  { name: 'interface', visibleWhen: { field: 'userule', equals: true }, ref: WAN_REF },
 ];
 
 export const qosPortRule = defineEntity({

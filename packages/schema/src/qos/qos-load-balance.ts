@@ -3,7 +3,7 @@ import { defineEntity } from '../entity/define-entity.js';
 import { integerInRange } from '../common/field-base.js';
 import { cidrField } from '../common/ip-fields.js';
 import { nameField } from '../common/text-fields.js';
-import { interfaceNameField } from '../network/network-fields.js';
+import { interfaceNameField, WAN_REF } from '../network/network-fields.js';
 import { ISP_BUILTIN_GROUPS, ISP_FILE_GROUPS, ISP_GROUPS, SPEED_MAX_KBIT } from './qos-fields.js';
 
 /**
@@ -42,7 +42,7 @@ export const qosLoadBalance = defineEntity({
       {
         key: 'basic',
         fields: [
-          { name: 'interface', addOnly: true },
+          { name: 'interface', addOnly: true, ref: WAN_REF },
           { name: 'weight' },
           { name: 'upbandwidth' },
           { name: 'downbandwidth' },

@@ -4,6 +4,7 @@ import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, X
 import { formatSpeed, type ChartRange, type LoadSeries } from '@portico/schema';
 import { chartPoints, sampleTimeText, timeDomain, timeTickText } from './load-chart-model.js';
 import { percentText } from './dashboard-model.js';
+import { CHART_FONT_SIZE, CHART_LEGEND_STYLE } from '../../shell/chart-style.js';
 
 /**
  * The dashboard's load chart. It is the only module that imports recharts and is loaded
@@ -49,7 +50,7 @@ export default function LoadChart({ range, series }: LoadChartProps) {
       domain={domain}
       tickFormatter={tick}
       minTickGap={24}
-      fontSize={11}
+      fontSize={CHART_FONT_SIZE}
     />
   );
 
@@ -63,9 +64,9 @@ export default function LoadChart({ range, series }: LoadChartProps) {
           <LineChart data={points} margin={{ top: 4, right: 16, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
             {xAxis}
-            <YAxis domain={[0, 100]} tickFormatter={(v: number) => `${v}%`} width={44} fontSize={11} />
+            <YAxis domain={[0, 100]} tickFormatter={(v: number) => `${v}%`} width={44} fontSize={CHART_FONT_SIZE} />
             <Tooltip labelFormatter={heading} formatter={(value) => percentText(Number(value))} />
-            <Legend />
+            <Legend wrapperStyle={CHART_LEGEND_STYLE} />
             <Line type="monotone" dataKey="cpu" name={t('dashboard.load.cpu')} stroke={COLORS.cpu} dot={false} isAnimationActive={false} />
             <Line
               type="monotone"
@@ -86,9 +87,9 @@ export default function LoadChart({ range, series }: LoadChartProps) {
           <LineChart data={points} margin={{ top: 4, right: 16, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
             {xAxis}
-            <YAxis tickFormatter={(v: number) => formatSpeed(v)} width={88} fontSize={11} />
+            <YAxis tickFormatter={(v: number) => formatSpeed(v)} width={88} fontSize={CHART_FONT_SIZE} />
             <Tooltip labelFormatter={heading} formatter={(value) => formatSpeed(Number(value))} />
-            <Legend />
+            <Legend wrapperStyle={CHART_LEGEND_STYLE} />
             <Line type="monotone" dataKey="rx_rate" name={t('dashboard.load.rx')} stroke={COLORS.rx} dot={false} isAnimationActive={false} />
             <Line type="monotone" dataKey="tx_rate" name={t('dashboard.load.tx')} stroke={COLORS.tx} dot={false} isAnimationActive={false} />
           </LineChart>

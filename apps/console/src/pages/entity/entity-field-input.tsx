@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { NumberInput, PasswordInput, Select, Stack, Switch, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
+import { MultiSelect, NumberInput, PasswordInput, Select, Stack, Switch, TagsInput, Text, TextInput, Textarea } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { FieldValue, FormFieldModel } from './entity-form-model.js';
 
@@ -39,6 +39,7 @@ export function EntityFieldInput({ field, value, error, disabled, onChange }: En
     name: field.name,
   };
   const locked = disabled || field.readOnly;
+  const optionLabel = (o: FormFieldModel['options'][number]) => o.label ?? t(o.labelKey, { defaultValue: o.key });
 
   switch (field.widget) {
     case 'switch':
@@ -67,17 +68,36 @@ export function EntityFieldInput({ field, value, error, disabled, onChange }: En
           onChange={(next) => onChange(next)}
         />
       );
-    case 'select':
+    case 'select': {
+      // A reference that may stay empty ("any interface", "no plan") can be cleared back to ''.
+      const clearable = field.ref !== undefined && !field.required && !locked;
       return (
         <Select
           {...common}
-          data={field.options.map((o) => ({ value: o.key, label: t(o.labelKey, { defaultValue: o.key }) }))}
+          data={field.options.map((o) => ({ value: o.key, label: optionLabel(o) }))}
           value={value === null || value === undefined || value === '' ? null : String(value)}
-          placeholder={t('entity.selectPlaceholder')}
+          placeholder={t(field.ref && !field.required ? 'entity.refNone' : 'entity.selectPlaceholder')}
+          nothingFoundMessage={field.ref ? t('entity.refEmpty') : undefined}
           allowDeselect={false}
+          clearable={clearable}
           readOnly={field.readOnly}
           disabled={disabled}
-          onChange={(key) => onChange(field.options.find((o) => o.key === key)?.value ?? null)}
+          onChange={(key) => onChange(field.options.find((o) => o.key === key)?.value ?? (clearable ? '' : null))}
+        />
+      );
+    }
+    case 'multiselect':
+      return (
+        <MultiSelect
+          {...common}
+          data={field.options.map((o) => ({ value: o.key, label: optionLabel(o) }))}
+          value={Array.isArray(value) ? value : []}
+          placeholder={locked ? undefined : t('entity.selectPlaceholder')}
+          nothingFoundMessage={t('entity.refEmpty')}
+          clearable={!locked}
+          readOnly={field.readOnly}
+          disabled={disabled}
+          onChange={(next) => onChange(next)}
         />
       );
     case 'tags':

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AnyEntity, FieldWidget, FormFieldDef, VisibleWhen } from '@portico/schema';
+import type { AnyEntity, EntityRef, FieldWidget, FormFieldDef, VisibleWhen } from '@portico/schema';
 
 /**
  * The add/edit form of an entity, derived from its declaration (DESIGN §2): which fields, in
@@ -18,6 +18,8 @@ export interface FieldOption {
   /** The value as text: Select widgets work on strings. */
   key: string;
   labelKey: string;
+  /** Text shown as it is (a referenced row's name), instead of a translated label. */
+  label?: string;
 }
 
 export interface FormFieldModel {
@@ -26,8 +28,12 @@ export interface FormFieldModel {
   labelKey: string;
   helpKey: string;
   options: FieldOption[];
-  /** addOnly fields on edit: shown but not changeable and not sent. */
+  /** addOnly fields on edit, and the field a form is fixed to: shown but not changeable. */
   readOnly: boolean;
+  /** Fixed by the form's sub-route on add (a VPN client's type on `pptpadd`): sent although read-only. */
+  fixed: boolean;
+  /** Rows of other entities the field chooses from; the options are loaded with the form. */
+  ref?: EntityRef;
   /** Declared addOnly: fixed once the record exists (the form says so in both modes). */
   addOnly: boolean;
   /** On edit only: starts empty, and empty keeps the stored value. */
@@ -124,17 +130,26 @@ export function inferWidget(schema: z.ZodType): FieldWidget {
   return 'text';
 }
 
-function fieldModel(entity: AnyEntity, def: FormFieldDef, mode: FormMode): FormFieldModel {
+/** The widget of a field naming other rows: one choice, or several for a list. */
+function refWidget(schema: z.ZodType | undefined): FieldWidget {
+  return schema && defOf(unwrapField(schema).inner).type === 'array' ? 'multiselect' : 'select';
+}
+
+function fieldModel(entity: AnyEntity, def: FormFieldDef, mode: FormMode, fixedField?: string): FormFieldModel {
   const schema = entity.schema.shape[def.name] as z.ZodType | undefined;
   const unwrapped = schema ? unwrapField(schema) : { inner: z.string(), optional: true };
-  const widget: FieldWidget = def.widget ?? (def.options ? 'select' : schema ? inferWidget(schema) : 'text');
+  const widget: FieldWidget = def.ref
+    ? refWidget(schema)
+    : (def.widget ?? (def.options ? 'select' : schema ? inferWidget(schema) : 'text'));
   const values: OptionValue[] = def.options ? [...def.options] : (choicesOf(unwrapped.inner) ?? []);
   const keepWhenEmpty = mode === 'edit' && def.keepWhenEmpty === true;
   const innerType = defOf(unwrapped.inner).type;
   const numeric = innerType === 'number' ? (unwrapped.inner as z.ZodNumber) : null;
   const minLength = innerType === 'string' ? (unwrapped.inner as z.ZodString).minLength : null;
-  const readOnly = mode === 'edit' && def.addOnly === true;
-  let required = !unwrapped.optional && !keepWhenEmpty && !readOnly && widget !== 'switch' && widget !== 'tags';
+  const fixed = mode === 'add' && fixedField === def.name;
+  const readOnly = (mode === 'edit' && def.addOnly === true) || fixedField === def.name;
+  let required =
+    !unwrapped.optional && !keepWhenEmpty && !readOnly && widget !== 'switch' && widget !== 'tags' && widget !== 'multiselect';
   // A plain string accepts '' (a confirm box); only a minimum length makes it required.
   if (innerType === 'string' && !(minLength && minLength > 0)) required = false;
   const model: FormFieldModel = {
@@ -143,7 +158,7 @@ function fieldModel(entity: AnyEntity, def: FormFieldDef, mode: FormMode): FormF
     labelKey: `${entity.name}.field.${def.name}`,
     helpKey: `${entity.name}.help.${def.name}`,
     options:
-      widget === 'select'
+      widget === 'select' && !def.ref
         ? values.map((value) => ({
             value,
             key: String(value),
@@ -151,12 +166,14 @@ function fieldModel(entity: AnyEntity, def: FormFieldDef, mode: FormMode): FormF
           }))
         : [],
     readOnly,
+    fixed,
     addOnly: def.addOnly === true,
     keepWhenEmpty,
     required,
     integer: numeric?.isInt ?? false,
   };
   if (def.visibleWhen) model.visibleWhen = def.visibleWhen;
+  if (def.ref) model.ref = def.ref;
   if (numeric && numeric.minValue !== null && Number.isFinite(numeric.minValue)) model.min = numeric.minValue;
   if (numeric && numeric.maxValue !== null && Number.isFinite(numeric.maxValue)) model.max = numeric.maxValue;
   return model;
@@ -169,10 +186,11 @@ function declaredTabs(entity: AnyEntity): ReadonlyArray<{ key: string; fields: R
   return [{ key: 'basic', fields: names.map((name) => ({ name })) }];
 }
 
-export function buildFormModel(entity: AnyEntity, mode: FormMode): FormModel {
+/** `fixedField`: the field the form's sub-route fixes (shown read-only; on add sent as preset). */
+export function buildFormModel(entity: AnyEntity, mode: FormMode, fixedField?: string): FormModel {
   const tabs = declaredTabs(entity).map((tab) => ({
     key: tab.key,
-    fields: tab.fields.map((def) => fieldModel(entity, def, mode)),
+    fields: tab.fields.map((def) => fieldModel(entity, def, mode, fixedField)),
   }));
   return { entity: entity.name, mode, tabs, showTabs: tabs.length > 1, fields: tabs.flatMap((t) => t.fields) };
 }
@@ -182,6 +200,7 @@ function emptyValue(field: FormFieldModel): FieldValue {
     case 'switch':
       return false;
     case 'tags':
+    case 'multiselect':
       return [];
     case 'select':
       return null;
@@ -199,6 +218,7 @@ export function toFieldValue(field: FormFieldModel, value: unknown): FieldValue 
     case 'switch':
       return typeof value === 'string' ? TRUE_TEXT.has(value.toLowerCase()) : Boolean(value);
     case 'tags':
+    case 'multiselect':
       if (Array.isArray(value)) return value.map(String);
       return typeof value === 'string' ? value.split(/\s+/).filter(Boolean) : [];
     case 'lines':
@@ -270,7 +290,7 @@ export function visibleFieldNames(model: FormModel, values: FormValues): string[
 export function formPayload(model: FormModel, values: FormValues): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of model.fields) {
-    if (field.readOnly || !isFieldVisible(model, field.name, values)) continue;
+    if ((field.readOnly && !field.fixed) || !isFieldVisible(model, field.name, values)) continue;
     const value = values[field.name];
     if (value === undefined || value === null) continue;
     if (field.widget === 'lines' && typeof value === 'string') {

@@ -23,6 +23,8 @@ export interface EntityListData {
   setPendingDelete(target: DeleteTarget | null): void;
   deleting: boolean;
   confirmDelete(): Promise<void>;
+  /** Reads the rows again (after a form saved over the list). */
+  reload(): void;
 }
 
 /**
@@ -110,5 +112,6 @@ export function useEntityListData(
     }
   }
 
-  return { state, setState, items, total, loading, search, setSearch, pendingDelete, setPendingDelete, deleting, confirmDelete };
+  const reload = useCallback(() => setReloadToken((n) => n + 1), []);
+  return { state, setState, items, total, loading, search, setSearch, pendingDelete, setPendingDelete, deleting, confirmDelete, reload };
 }

@@ -1,6 +1,7 @@
+import '@mantine/core/styles/Drawer.css';
 import { useCallback, useMemo, useState } from 'react';
-import { Box, Button, Checkbox, Group, LoadingOverlay, Stack, Table, Text, Title, UnstyledButton } from '@mantine/core';
-import { useLocation, useNavigate } from 'react-router';
+import { Box, Button, Checkbox, Drawer, Group, LoadingOverlay, Stack, Table, Tabs, Text, Title, UnstyledButton } from '@mantine/core';
+import { useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { AnyEntity, ListColumnDef, RowActionDef } from '@portico/schema';
 import { showSuccessNotice } from '../../shell/notice.js';
@@ -9,8 +10,11 @@ import { keepSelection, toggleSort, type ListState } from './entity-list-query.j
 import { fetchEntityPage, postRowAction, rowActionsOf, type EntityRecord } from './entity-api.js';
 import { useEntityListData } from './entity-list-data.js';
 import { EntityCell, EntityDeleteConfirm, EntityListFooter, EntitySearchBox } from './entity-list-parts.js';
-import { addRouteOf, editRouteOf, listRouteOf } from './entity-routes.js';
+import { addActions, editTarget, LIST_TAB_PARAM, linkRouted, listRouteOf, type FormPreset, type FormTarget } from './entity-routes.js';
+import { useCurrentRoute } from '../../routes/current-route.js';
 import EntityFormPage from './entity-form-page.js';
+import { EntityForm } from './entity-form.js';
+import { useEntityFormTitle, useEntityTitle } from './entity-title.js';
 
 function SortMark({ active, order }: { active: boolean; order: 'asc' | 'desc' }) {
   return (
@@ -21,19 +25,74 @@ function SortMark({ active, order }: { active: boolean; order: 'asc' | 'desc' })
 }
 
 /**
- * List page of any declared collection (DESIGN §2): columns, search, paging, sorting, add,
- * edit and delete come from the declaration; nothing here knows a particular entity. A
- * singleton has no list: its route shows its one record's form.
+ * The page of an entity route (DESIGN §2): a singleton's form, or the list of a collection
+ * whose columns, search, paging, sorting, add, edit and delete come from the declaration;
+ * nothing here knows a particular entity. A route listing several collections (IP and MAC
+ * bandwidth rules) shows one tab each. The title is the menu label that leads here.
  */
-export default function EntityListPage({ entity }: { entity: AnyEntity }) {
-  return entity.kind === 'singleton' ? <EntityFormPage entity={entity} mode="edit" /> : <EntityCollectionPage entity={entity} />;
+export function EntityRoutePage({ entities }: { entities: readonly AnyEntity[] }) {
+  const [params] = useSearchParams();
+  const first = entities[0]!;
+  const title = useEntityTitle(first);
+  const [tab, setTab] = useState<string | null>(() => entities.find((e) => e.name === params.get(LIST_TAB_PARAM))?.name ?? first.name);
+  if (entities.length === 1 && first.kind === 'singleton') return <EntityFormPage entity={first} mode="edit" />;
+  return (
+    <Stack data-testid="entity-page">
+      <Title order={3} data-testid="page-title">
+        {title}
+      </Title>
+      {entities.length === 1 ? (
+        <EntityCollection entity={first} />
+      ) : (
+        <EntityTabs entities={entities} tab={tab} onTab={setTab} />
+      )}
+    </Stack>
+  );
 }
 
-function EntityCollectionPage({ entity }: { entity: AnyEntity }) {
+function EntityTabs({ entities, tab, onTab }: { entities: readonly AnyEntity[]; tab: string | null; onTab(tab: string | null): void }) {
+  const { t } = useTranslation();
+  // One list at a time: each keeps its search, sort and page in the address.
+  return (
+    <Tabs value={tab} onChange={onTab} keepMounted={false}>
+      <Tabs.List>
+        {entities.map((entity) => (
+          <Tabs.Tab key={entity.name} value={entity.name} data-testid={`entity-tab-${entity.name}`}>
+            {t(`${entity.name}.title`)}
+          </Tabs.Tab>
+        ))}
+      </Tabs.List>
+      {entities.map((entity) => (
+        <Tabs.Panel key={entity.name} value={entity.name} pt="md">
+          <EntityCollection entity={entity} />
+        </Tabs.Panel>
+      ))}
+    </Tabs>
+  );
+}
+
+/** The page of one entity route (kept for callers that hold a single entity). */
+export default function EntityListPage({ entity }: { entity: AnyEntity }) {
+  return <EntityRoutePage entities={[entity]} />;
+}
+
+/** A form opened over the list: where the menu has no sub-route for it (LuCI-style editing in place). */
+interface DrawerForm {
+  mode: 'add' | 'edit';
+  id: string | null;
+  preset?: FormPreset | undefined;
+}
+
+function EntityCollection({ entity }: { entity: AnyEntity }) {
   const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const location = useLocation();
+  const route = useCurrentRoute();
   const listRoute = listRouteOf(entity, location.pathname);
+  const subRoutes = route?.subRoutes ?? [];
+  const adds = addActions(entity, listRoute, subRoutes);
+  const [drawer, setDrawer] = useState<DrawerForm | null>(null);
+  const drawerTitle = useEntityFormTitle(entity, drawer?.mode ?? 'add', drawer?.preset);
   const columns: readonly ListColumnDef[] = entity.list?.columns ?? [];
   const [selected, setSelected] = useState<Set<string>>(() => new Set());
   const load = useCallback((state: ListState) => fetchEntityPage(entity, state), [entity]);
@@ -42,6 +101,11 @@ function EntityCollectionPage({ entity }: { entity: AnyEntity }) {
     deleted: () => setSelected(new Set()),
   });
   const { state, setState, items, loading, setPendingDelete } = list;
+
+  function open(target: FormTarget, form: DrawerForm) {
+    if (target.kind === 'page') navigate(target.path);
+    else setDrawer(form);
+  }
 
   const ctx: CellContext = useMemo(
     () => ({ t: (key, options) => t(key, options ?? {}), exists: (key) => i18n.exists(key) }),
@@ -82,7 +146,6 @@ function EntityCollectionPage({ entity }: { entity: AnyEntity }) {
 
   return (
     <Stack data-testid="entity-list">
-      <Title order={3}>{t(`${entity.name}.title`)}</Title>
       <Group justify="space-between" wrap="wrap">
         <EntitySearchBox list={list} />
         <Group gap="sm">
@@ -96,14 +159,20 @@ function EntityCollectionPage({ entity }: { entity: AnyEntity }) {
               {t('entity.deleteSelected', { count: selected.size })}
             </Button>
           )}
-          {(entity.links ?? []).map((link) => (
+          {(entity.links ?? []).filter((link) => linkRouted(link, listRoute, subRoutes)).map((link) => (
             <Button key={link.key} variant="default" data-testid={`entity-link-${link.key}`} onClick={() => navigate(link.route)}>
               {t(`${entity.name}.link.${link.key}`)}
             </Button>
           ))}
-          <Button data-testid="entity-add" onClick={() => navigate(addRouteOf(listRoute))}>
-            {t('entity.add')}
-          </Button>
+          {adds.map((action) => (
+            <Button
+              key={action.key}
+              data-testid={action.preset ? `entity-add-${action.key}` : 'entity-add'}
+              onClick={() => open(action.target, { mode: 'add', id: null, preset: action.preset })}
+            >
+              {action.preset ? t('entity.addKind', { kind: t(`${entity.name}.option.${action.preset.field}.${action.preset.value}`) }) : t('entity.add')}
+            </Button>
+          ))}
         </Group>
       </Group>
 
@@ -185,7 +254,7 @@ function EntityCollectionPage({ entity }: { entity: AnyEntity }) {
                           variant="light"
                           data-testid={`entity-edit-${id}`}
                           disabled={!id}
-                          onClick={() => navigate(editRouteOf(listRoute, id))}
+                          onClick={() => open(editTarget(entity, listRoute, subRoutes, record, id), { mode: 'edit', id })}
                         >
                           {t('entity.edit')}
                         </Button>
@@ -223,6 +292,29 @@ function EntityCollectionPage({ entity }: { entity: AnyEntity }) {
 
       <EntityListFooter list={list} />
       <EntityDeleteConfirm list={list} />
+      <Drawer
+        opened={drawer !== null}
+        onClose={() => setDrawer(null)}
+        position="right"
+        size="lg"
+        title={drawerTitle}
+        data-testid="entity-drawer"
+      >
+        {drawer && (
+          <EntityForm
+            key={`${drawer.mode}:${drawer.id ?? ''}`}
+            entity={entity}
+            mode={drawer.mode}
+            id={drawer.id}
+            preset={drawer.preset}
+            onSaved={() => {
+              setDrawer(null);
+              list.reload();
+            }}
+            onCancel={() => setDrawer(null)}
+          />
+        )}
+      </Drawer>
     </Stack>
   );
 }

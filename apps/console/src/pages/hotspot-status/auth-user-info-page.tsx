@@ -18,6 +18,7 @@ import {
   type OnlineHotspotList,
   type OnlineHotspotUser,
 } from './hotspot-status-api.js';
+import { useMenuTitle } from '../../routes/current-route.js';
 
 const REFRESH_MS = 10_000;
 /** Highest rate the daemon accepts (Kbit/s). */
@@ -68,9 +69,10 @@ export interface AuthUserInfoViewProps {
 /** The page's content for given data; the actions are the caller's. */
 export function AuthUserInfoView({ data, failed, onKick, onBlock, onUnblock, onRate }: AuthUserInfoViewProps) {
   const { t, i18n } = useTranslation();
+  const menuTitle = useMenuTitle('hotspotStatus.online.title');
   const [limiting, setLimiting] = useState<OnlineHotspotUser | null>(null);
   return (
-    <StatusFrame testId="auth-user-info-page" title={t('hotspotStatus.online.title')} failed={failed} loading={!data}>
+    <StatusFrame testId="auth-user-info-page" title={menuTitle} failed={failed} loading={!data}>
       {data && (
         <Stack gap="md">
           <Text size="sm" c="dimmed" data-testid="online-total">

@@ -6,6 +6,7 @@ import { useStatusQuery } from '../network-status/net-status-query.js';
 import { StatusFrame, StatusTable } from '../network-status/net-status-parts.js';
 import { durationText, formatBytes, formatSpeed, INNER_USER_PATH } from './hotspot-status-api.js';
 import { authBadge, detailLink, filterUsers, INNER_USER_REFRESH_MS, useInnerUserFilters } from './inner-user-view.js';
+import { useMenuTitle } from '../../routes/current-route.js';
 
 /**
  * Inner users (/sysstatus/inneruser): the clients on the LAN side with their authentication
@@ -19,10 +20,11 @@ export default function InnerUserPage() {
 /** The page's content for given data. */
 export function InnerUserView({ data, failed }: { data: OnlineUserList | null; failed: boolean }) {
   const { t, i18n } = useTranslation();
+  const menuTitle = useMenuTitle('hotspotStatus.inner.title');
   const filters = useInnerUserFilters();
   const rows = data ? filterUsers(data.items, filters.auth, filters.query) : [];
   return (
-    <StatusFrame testId="inner-user-page" title={t('hotspotStatus.inner.title')} failed={failed} loading={!data} filters={filters.controls}>
+    <StatusFrame testId="inner-user-page" title={menuTitle} failed={failed} loading={!data} filters={filters.controls}>
       {data && (
         <Stack gap="sm">
           <Group justify="space-between">

@@ -47,7 +47,7 @@ export function useInnerUserFilters() {
         onChange={(value) => setAuth(value as typeof auth)}
         data={[{ value: 'all', label: t('hotspotStatus.all') }, ...CLIENT_AUTH_STATES.map((s) => ({ value: s, label: t(`hotspotStatus.auth.${s}`) }))]}
       />
-      <TextInput aria-label={t('hotspotStatus.search')} placeholder={t('hotspotStatus.searchHint')} value={query} maxLength={64} onChange={(e) => setQuery(e.currentTarget.value)} />
+      <TextInput aria-label={t('hotspotStatus.search')} placeholder={t('hotspotStatus.searchHint')} w={320} value={query} maxLength={64} onChange={(e) => setQuery(e.currentTarget.value)} />
     </>
   );
   return { auth, query, controls };

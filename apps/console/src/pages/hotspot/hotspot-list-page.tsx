@@ -10,6 +10,7 @@ import type { ListState } from '../entity/entity-list-query.js';
 import { useEntityListData } from '../entity/entity-list-data.js';
 import { EntityCell, EntityDeleteConfirm, EntityListFooter, EntitySearchBox } from '../entity/entity-list-parts.js';
 import EntityFormPage from '../entity/entity-form-page.js';
+import { useMenuTitle } from '../../routes/current-route.js';
 import {
   addAddressOf,
   editAddressOf,
@@ -160,12 +161,13 @@ export default function HotspotListPage() {
   const location = useLocation();
   const [params] = useSearchParams();
   const view = hotspotListView(location.pathname);
+  const menuTitle = useMenuTitle(view ? `${view.entity.name}.title` : 'common.productName');
   if (!view) return null;
   const target = view.type ? formTargetOf(params) : null;
   if (view.type && target) return <EntityFormPage entity={typedEntity(view.entity, view.type)} mode={target.mode} />;
   return (
     <Stack data-testid="hotspot-list">
-      <Title order={3}>{t(`${view.entity.name}.title`)}</Title>
+      <Title order={3}>{menuTitle}</Title>
       <HotspotListTabs view={view} />
       <HotspotListBody key={location.pathname} view={view} />
     </Stack>

@@ -1,11 +1,15 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { Alert, Button, Group, NumberInput, Paper, Select, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { TIME_UNITS, type VoucherBatch, type VoucherBatchCreated } from '@portico/schema';
+import { PLAN_REF, TIME_UNITS, type VoucherBatch, type VoucherBatchCreated } from '@portico/schema';
 import { showSuccessNotice } from '../../shell/notice.js';
 import { translateFieldError } from '../../i18n/console-i18n.js';
 import { createVoucherBatch, deleteVoucherBatches, fetchVoucherBatches } from './voucher-api.js';
 import { VoucherSheet } from './voucher-sheet.js';
+import { refOptions, useRefChoices } from '../entity/entity-ref-choices.js';
+import { useMenuTitle } from '../../routes/current-route.js';
+
+const PLAN_CHOICES = { plan: PLAN_REF };
 
 interface BatchForm {
   name: string;
@@ -35,11 +39,13 @@ function payload(form: BatchForm): Record<string, unknown> {
  */
 export default function VoucherBatchPage() {
   const { t } = useTranslation();
+  const menuTitle = useMenuTitle('hotspot.voucher.batchTitle');
   const [form, setForm] = useState<BatchForm>(INITIAL);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [batches, setBatches] = useState<VoucherBatch[]>([]);
   const [created, setCreated] = useState<VoucherBatchCreated | null>(null);
   const [saving, setSaving] = useState(false);
+  const plans = refOptions(useRefChoices(PLAN_CHOICES).plan ?? [], form.plan);
 
   const reload = useCallback(() => {
     fetchVoucherBatches()
@@ -87,7 +93,7 @@ export default function VoucherBatchPage() {
 
   return (
     <Stack>
-      <Title order={3}>{t('hotspot.voucher.batchTitle')}</Title>
+      <Title order={3}>{menuTitle}</Title>
       <Paper withBorder p="lg" radius="md">
         <form noValidate onSubmit={(event) => void submit(event)} data-testid="voucher-batch-form">
           <Stack>
@@ -106,7 +112,17 @@ export default function VoucherBatchPage() {
                 data-testid="voucher-unit"
               />
               <NumberInput label={t('hotspot.voucher.usernum')} value={form.usernum} onChange={set('usernum')} min={0} max={999} allowDecimal={false} error={error('usernum')} data-testid="voucher-usernum" />
-              <TextInput label={t('hotspot.voucher.plan')} value={form.plan} onChange={(e) => set('plan')(e.currentTarget.value)} error={error('plan')} data-testid="voucher-plan" />
+              <Select
+                label={t('hotspot.voucher.plan')}
+                value={form.plan === '' ? null : form.plan}
+                onChange={(value) => set('plan')(value ?? '')}
+                data={plans.map((o) => ({ value: o.key, label: o.label ?? o.key }))}
+                placeholder={t('entity.refNone')}
+                nothingFoundMessage={t('entity.refEmpty')}
+                clearable
+                error={error('plan')}
+                data-testid="voucher-plan"
+              />
             </SimpleGrid>
             {errors._ && <Alert color="red">{translateFieldError(errors._)}</Alert>}
             <Group justify="flex-end">

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { VOUCHER_STATUSES, type VoucherRow, type VoucherStatus } from '@portico/schema';
 import { showSuccessNotice } from '../../shell/notice.js';
 import { deleteVouchers, fetchVouchers } from './voucher-api.js';
+import { useMenuTitle } from '../../routes/current-route.js';
 
 const STATUS_COLOR: Readonly<Record<VoucherStatus, string>> = { unused: 'teal', inuse: 'blue', expired: 'gray' };
 
@@ -14,6 +15,7 @@ function when(ms: number | null): string {
 /** Vouchers (/hotspot/voucher): every voucher with its status; codes are never listed. */
 export default function VoucherListPage() {
   const { t } = useTranslation();
+  const menuTitle = useMenuTitle('hotspot.voucher.title');
   const [status, setStatus] = useState<VoucherStatus | null>(null);
   const [rows, setRows] = useState<VoucherRow[]>([]);
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -47,7 +49,7 @@ export default function VoucherListPage() {
 
   return (
     <Stack>
-      <Title order={3}>{t('hotspot.voucher.title')}</Title>
+      <Title order={3}>{menuTitle}</Title>
       <Group>
         <Select
           placeholder={t('hotspot.voucher.status')}

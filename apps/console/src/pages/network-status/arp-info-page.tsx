@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { ArpBindingMatch, ArpInfo } from '@portico/schema';
 import { useStatusQuery } from './net-status-query.js';
 import { Pager, StatusFrame, StatusTable, StatusSearch } from './net-status-parts.js';
+import { useMenuTitle } from '../../routes/current-route.js';
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 10_000;
@@ -12,6 +13,7 @@ const BINDING_COLOR: Record<ArpBindingMatch, string> = { bound: 'teal', mismatch
 /** ARP and IPv6 neighbour table, compared with the ARP bindings. */
 export default function ArpInfoPage() {
   const { t } = useTranslation();
+  const menuTitle = useMenuTitle('netStatus.arp.title');
   const [family, setFamily] = useState<'all' | '4' | '6'>('all');
   const [iface, setIface] = useState('');
   const [q, setQ] = useState('');
@@ -54,7 +56,7 @@ export default function ArpInfoPage() {
   );
 
   return (
-    <StatusFrame testId="arp-info-page" title={t('netStatus.arp.title')} failed={failed} loading={!data} filters={filters}>
+    <StatusFrame testId="arp-info-page" title={menuTitle} failed={failed} loading={!data} filters={filters}>
       {data && (
         <Stack gap="sm">
           <StatusTable

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { DHCP_LEASE_STATES, type DhcpLeaseList, type DhcpLeaseState } from '@portico/schema';
 import { instantText, useStatusQuery } from './net-status-query.js';
 import { Pager, StatusFrame, StatusTable, StatusSearch } from './net-status-parts.js';
+import { useMenuTitle } from '../../routes/current-route.js';
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 10_000;
@@ -12,6 +13,7 @@ const STATE_COLOR: Record<DhcpLeaseState, string> = { active: 'teal', abandoned:
 /** DHCP leases (spec §3 Statistics): every pool address as active, abandoned or free. */
 export default function DhcpLeasePage() {
   const { t, i18n } = useTranslation();
+  const menuTitle = useMenuTitle('netStatus.dhcp.title');
   const [status, setStatus] = useState<'all' | DhcpLeaseState>('all');
   const [q, setQ] = useState('');
   const [page, setPage] = useState(1);
@@ -45,7 +47,7 @@ export default function DhcpLeasePage() {
   );
 
   return (
-    <StatusFrame testId="dhcp-lease-page" title={t('netStatus.dhcp.title')} failed={failed} loading={!data} filters={filters}>
+    <StatusFrame testId="dhcp-lease-page" title={menuTitle} failed={failed} loading={!data} filters={filters}>
       {data && (
         <Stack gap="sm">
           <Text size="sm" c="dimmed">

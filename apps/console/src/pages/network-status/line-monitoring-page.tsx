@@ -5,16 +5,18 @@ import { formatSpeed, LINE_MONITOR_REFRESH_MS, type LineMonitoring } from '@port
 import { useStatusQuery } from './net-status-query.js';
 import { StatusFrame, StatusTable } from './net-status-parts.js';
 import { latencyText, onlineBadge } from './line-view.js';
+import { useMenuTitle } from '../../routes/current-route.js';
 
 export const LINE_DETAILS_PATH = '/sysstatus/linemonitoring/details';
 
 /** Line monitoring (spec §2): every WAN's state, probes and rates, refreshed every 5 seconds. */
 export default function LineMonitoringPage() {
   const { t } = useTranslation();
+  const menuTitle = useMenuTitle('netStatus.line.title');
   const { data, failed } = useStatusQuery<LineMonitoring>('status/linemonitoring', {}, LINE_MONITOR_REFRESH_MS);
 
   return (
-    <StatusFrame testId="line-monitoring-page" title={t('netStatus.line.title')} failed={failed} loading={!data}>
+    <StatusFrame testId="line-monitoring-page" title={menuTitle} failed={failed} loading={!data}>
       {data && (
         <Stack gap="sm">
           <Text size="sm" c="dimmed" data-testid="line-summary">

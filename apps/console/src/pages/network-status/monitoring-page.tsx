@@ -5,6 +5,7 @@ import { CHART_RANGE_KEYS, formatBytes, formatSpeed, type ChartRange, type Monit
 import { rangeLabelKey } from '../dashboard/load-chart-model.js';
 import { useStatusQuery } from './net-status-query.js';
 import { StatusFrame, StatusTable } from './net-status-parts.js';
+import { useMenuTitle } from '../../routes/current-route.js';
 
 const TrafficChart = lazy(() => import('./traffic-chart.js'));
 const REFRESH_MS = 5000;
@@ -12,6 +13,7 @@ const REFRESH_MS = 5000;
 /** Monitoring: every interface's rates and totals, and the traffic chart of the chosen one. */
 export default function MonitoringPage() {
   const { t } = useTranslation();
+  const menuTitle = useMenuTitle('netStatus.monitor.title');
   const [range, setRange] = useState<ChartRange>('5m');
   const [chosen, setChosen] = useState<string | null>(null);
   const { data, failed } = useStatusQuery<Monitoring>('status/monitoring', { range }, REFRESH_MS);
@@ -34,7 +36,7 @@ export default function MonitoringPage() {
   );
 
   return (
-    <StatusFrame testId="monitoring-page" title={t('netStatus.monitor.title')} failed={failed} loading={!data} filters={filters}>
+    <StatusFrame testId="monitoring-page" title={menuTitle} failed={failed} loading={!data} filters={filters}>
       {data && (
         <Stack gap="md">
           <StatusTable
@@ -51,7 +53,7 @@ export default function MonitoringPage() {
             rows={data.interfaces.map((i) => ({
               key: i.ifname,
               cells: [
-                <UnstyledButton onClick={() => setChosen(i.ifname)} fw={i.ifname === shown?.ifname ? 700 : 400}>
+                <UnstyledButton onClick={() => setChosen(i.ifname)} fz="sm" c="inherit" fw={i.ifname === shown?.ifname ? 700 : 400}>
                   {i.ifname}
                 </UnstyledButton>,
                 i.role,

@@ -91,6 +91,8 @@ export function StatusSearch(props: { value: string; onChange: (value: string) =
     <TextInput
       aria-label={t('netStatus.search')}
       placeholder={t('netStatus.searchHint')}
+      // Wide enough for the hint in every language.
+      w={320}
       value={props.value}
       maxLength={64}
       onChange={(event) => props.onChange(event.currentTarget.value)}

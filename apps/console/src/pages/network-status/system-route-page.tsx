@@ -4,12 +4,14 @@ import { useTranslation } from 'react-i18next';
 import type { SystemRoute, SystemRouteList } from '@portico/schema';
 import { useStatusQuery } from './net-status-query.js';
 import { StatusFrame, StatusTable } from './net-status-parts.js';
+import { useMenuTitle } from '../../routes/current-route.js';
 
 const REFRESH_MS = 15_000;
 
 /** The routes of every table the device uses, IPv4 and IPv6, policy tables named by their WAN. */
 export default function SystemRoutePage() {
   const { t } = useTranslation();
+  const menuTitle = useMenuTitle('netStatus.route.title');
   const [family, setFamily] = useState<'all' | '4' | '6'>('all');
   const [table, setTable] = useState('');
   const { data, failed } = useStatusQuery<SystemRouteList>('systemroute', { family, table }, REFRESH_MS);
@@ -43,7 +45,7 @@ export default function SystemRoutePage() {
   );
 
   return (
-    <StatusFrame testId="system-route-page" title={t('netStatus.route.title')} failed={failed} loading={!data} filters={filters}>
+    <StatusFrame testId="system-route-page" title={menuTitle} failed={failed} loading={!data} filters={filters}>
       {data && (
         <Stack gap="sm">
           <StatusTable

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { CHART_RANGES, formatSpeed, type ChartRange, type RatePoint } from '@portico/schema';
 import { sampleTimeText, timeTickText } from '../dashboard/load-chart-model.js';
+import { CHART_FONT_SIZE, CHART_LEGEND_STYLE } from '../../shell/chart-style.js';
 
 /**
  * Download and upload rates of one interface over a range. The only module of these pages that
@@ -36,14 +37,14 @@ export default function TrafficChart({ range, points }: { range: ChartRange; poi
             domain={[end - CHART_RANGES[range] * 1000, end]}
             tickFormatter={(v: number) => timeTickText(range, v)}
             minTickGap={24}
-            fontSize={11}
+            fontSize={CHART_FONT_SIZE}
           />
-          <YAxis tickFormatter={(v: number) => formatSpeed(v)} width={88} fontSize={11} />
+          <YAxis tickFormatter={(v: number) => formatSpeed(v)} width={88} fontSize={CHART_FONT_SIZE} />
           <Tooltip
             labelFormatter={(label: unknown) => (typeof label === 'number' ? sampleTimeText(label) : String(label))}
             formatter={(value) => formatSpeed(Number(value))}
           />
-          <Legend />
+          <Legend wrapperStyle={CHART_LEGEND_STYLE} />
           <Line type="monotone" dataKey="rx_rate" name={t('netStatus.monitor.rxRate')} stroke="#12b886" dot={false} isAnimationActive={false} />
           <Line type="monotone" dataKey="tx_rate" name={t('netStatus.monitor.txRate')} stroke="#fd7e14" dot={false} isAnimationActive={false} />
         </LineChart>

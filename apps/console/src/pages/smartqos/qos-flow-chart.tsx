@@ -4,6 +4,7 @@ import { Area, AreaChart, CartesianGrid, Legend, Line, LineChart, ResponsiveCont
 import type { ChartRange } from '@portico/schema';
 import { sampleTimeText, timeTickText } from '../dashboard/load-chart-model.js';
 import { directionRows, flowDomain, FLOW_SERIES, wanRows, type FlowChart } from './qos-flow-model.js';
+import { CHART_FONT_SIZE, CHART_LEGEND_STYLE } from '../../shell/chart-style.js';
 
 const COLORS: Record<string, string> = {
   priority: '#e03131',
@@ -40,10 +41,10 @@ export default function QosFlowCharts({ range, chart }: { range: ChartRange; cha
         <ResponsiveContainer width="100%" height={HEIGHT}>
           <AreaChart data={rows}>
             <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="t" type="number" scale="time" domain={flowDomain(range, rows)} tickFormatter={tick} minTickGap={24} fontSize={11} />
-            <YAxis fontSize={11} />
+            <XAxis dataKey="t" type="number" scale="time" domain={flowDomain(range, rows)} tickFormatter={tick} minTickGap={24} fontSize={CHART_FONT_SIZE} />
+            <YAxis fontSize={CHART_FONT_SIZE} />
             <Tooltip labelFormatter={heading} />
-            <Legend />
+            <Legend wrapperStyle={CHART_LEGEND_STYLE} />
             {FLOW_SERIES.map((series) => (
               <Area
                 key={series}
@@ -72,10 +73,10 @@ export default function QosFlowCharts({ range, chart }: { range: ChartRange; cha
       <ResponsiveContainer width="100%" height={HEIGHT}>
         <LineChart data={wan.rows}>
           <CartesianGrid strokeDasharray="3 3" />
-          <XAxis dataKey="t" type="number" scale="time" domain={flowDomain(range, wan.rows)} tickFormatter={tick} minTickGap={24} fontSize={11} />
-          <YAxis fontSize={11} />
+          <XAxis dataKey="t" type="number" scale="time" domain={flowDomain(range, wan.rows)} tickFormatter={tick} minTickGap={24} fontSize={CHART_FONT_SIZE} />
+          <YAxis fontSize={CHART_FONT_SIZE} />
           <Tooltip labelFormatter={heading} />
-          <Legend />
+          <Legend wrapperStyle={CHART_LEGEND_STYLE} />
           {wan.wans.flatMap((name, i) => [
             <Line key={`${name}_rx`} dataKey={`${name}_rx`} name={`${name} ${t('qos.chart.download')}`} stroke={WAN_COLORS[i % WAN_COLORS.length]} dot={false} isAnimationActive={false} />,
             <Line key={`${name}_tx`} dataKey={`${name}_tx`} name={`${name} ${t('qos.chart.upload')}`} stroke={WAN_COLORS[i % WAN_COLORS.length]} strokeDasharray="4 2" dot={false} isAnimationActive={false} />,

@@ -1,5 +1,5 @@
-import { useRef, useState } from 'react';
-import { Alert, Button, Card, Group, Input, Modal, PasswordInput, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { useState } from 'react';
+import { Alert, Button, Card, FileInput, Group, Modal, PasswordInput, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { showSuccessNotice } from '../../shell/notice.js';
 import { downloadBackup, uploadBackup, type BackupStatus, type RestoreResult } from './maintain-api.js';
@@ -29,7 +29,6 @@ export function BackupRestoreSection({ status, canDownload, canRestore, onUpload
   const [restoreError, setRestoreError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
   const [uploading, setUploading] = useState(false);
-  const fileInput = useRef<HTMLInputElement>(null);
 
   async function download() {
     const problem = passphraseProblem(downloadPassphrase, false);
@@ -63,7 +62,6 @@ export function BackupRestoreSection({ status, canDownload, canRestore, onUpload
       if (reply?.success && reply.data) {
         setFile(null);
         setRestorePassphrase('');
-        if (fileInput.current) fileInput.current.value = '';
         onRestored(reply.data);
       }
     } finally {
@@ -109,21 +107,17 @@ export function BackupRestoreSection({ status, canDownload, canRestore, onUpload
               {t(status.reason === 'reset' ? 'maintain.restore.resetPending' : 'maintain.restore.pending')}
             </Alert>
           )}
-          <Input.Wrapper
+          <FileInput
             label={t('maintain.restore.file')}
             description={t('maintain.restore.fileHelp', { size: limitMiB(status?.uploadLimit ?? 12 * 1024 * 1024) })}
-          >
-            <input
-              ref={fileInput}
-              type="file"
-              accept={BACKUP_ACCEPT}
-              disabled={!canRestore}
-              data-testid="restore-file"
-              aria-label={t('maintain.restore.file')}
-              style={{ display: 'block', marginTop: 6 }}
-              onChange={(event) => setFile(event.currentTarget.files?.[0] ?? null)}
-            />
-          </Input.Wrapper>
+            placeholder={t('maintain.restore.filePlaceholder')}
+            accept={BACKUP_ACCEPT}
+            value={file}
+            clearable
+            disabled={!canRestore}
+            data-testid="restore-file"
+            onChange={setFile}
+          />
           <PasswordInput
             label={t('maintain.restore.passphrase')}
             description={t('maintain.restore.passphraseHelp')}

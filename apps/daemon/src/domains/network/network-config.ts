@@ -65,6 +65,9 @@ export const NETWORK_FILES = {
   /** IPsec clients as a strongSwan swanctl.conf fragment; their pre-shared keys apart (0600). */
   swanctl: '/etc/portico/swanctl.conf',
   swanctlSecrets: '/etc/portico/swanctl-secrets.conf',
+  /** Where strongSwan's charon (which reads strongswan.d/*.conf) logs IKE for the IPsec log page. */
+  charonLogging: '/etc/strongswan.d/charon-logging-portico.conf',
+  ipsecLog: '/var/log/portico/ipsec.log',
   /** L2TP clients: xl2tpd's lac sections. */
   xl2tpd: '/etc/portico/xl2tpd.conf',
   /** pppd options and secret files: `wan<n>` per PPPoE WAN, `vpn<n>` per PPTP or L2TP client. */
@@ -72,7 +75,7 @@ export const NETWORK_FILES = {
 } as const;
 
 /** Folders the services write into; the driver creates them before starting anything. */
-export const NETWORK_DIRS = ['/var/lib/portico', '/run/portico'] as const;
+export const NETWORK_DIRS = ['/var/lib/portico', '/run/portico', '/var/log/portico'] as const;
 
 /**
  * ip batch files the driver runs with `ip -force -batch`: a line that fails (a link that

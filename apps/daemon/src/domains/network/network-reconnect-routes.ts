@@ -4,6 +4,7 @@ import { MSG } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
 import { envelope, failure, success } from '../../plugins/api-envelope.js';
 import { readNetworkRows } from './network-domain.js';
+import { registerIpsecLogRoute } from './network-ipsec-log.js';
 
 export const RECONNECT_URL = '/api/network/reconnect';
 
@@ -21,6 +22,7 @@ const body = z.object({
 /**
  * `network/reconnect` (spec §7): a DHCP WAN discovers again, a PPPoE WAN redials. On `sim`
  * nothing runs, so the call only checks that the WAN exists and has a client to reconnect.
+ * The network domain's runtime reads are registered here too (the IPsec client log).
  */
 export function registerReconnectRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post(
@@ -38,4 +40,6 @@ export function registerReconnectRoutes(app: FastifyInstance, ctx: AppContext): 
       return (await reconnected) ? success({ ifname }) : failure(RECONNECT_MSG.unavailable);
     },
   );
+  // The network domain's other read of the system: the IPsec client's log.
+  registerIpsecLogRoute(app, ctx);
 }

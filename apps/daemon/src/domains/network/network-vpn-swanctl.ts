@@ -102,6 +102,32 @@ export function renderSwanctlConnections(plan: NetworkPlan, paths: SwanctlPaths 
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * A strongswan.conf(5) fragment that makes charon write its IKE log to a file of its own
+ * (besides syslog), which the console's IPsec log page reads. Level 1 is the negotiation's
+ * control flow; configuration and network traffic stay at 0 so the file carries no secrets.
+ */
+export function renderCharonLogging(logPath: string = NETWORK_FILES.ipsecLog): string {
+  return [
+    HEADER,
+    'charon {',
+    '\tfilelog {',
+    '\t\tportico {',
+    `\t\t\tpath = ${logPath}`,
+    '\t\t\tappend = yes',
+    '\t\t\tflush_line = yes',
+    '\t\t\tikename = yes',
+    '\t\t\tdefault = 1',
+    '\t\t\tcfg = 0',
+    '\t\t\tnet = 0',
+    '\t\t\tenc = 0',
+    '\t\t}',
+    '\t}',
+    '}',
+    '',
+  ].join('\n');
+}
+
 export function renderSwanctlSecrets(plan: NetworkPlan): string {
   const lines = [HEADER, '# Pre-shared keys, hex-encoded.', 'secrets {'];
   for (const client of ipsecClients(plan)) {
@@ -128,10 +154,11 @@ const INCLUDE = /^include (\/[A-Za-z0-9._/-]+)$/;
  * Strict structural check of a rendered swanctl.conf file (strongSwan has no offline parser):
  * tab indentation that follows the nesting, sections with plain names, `key = value` settings
  * with plain-token values, `include` of an absolute path at the top level only, balanced
- * braces, top-level sections `connections` and `secrets` only, and secrets in hex. Returns
- * the problems, one per line; empty when the file is fine.
+ * braces, top-level sections `connections` and `secrets` only (strongswan.conf fragments
+ * share the syntax: `topLevel` names theirs), and secrets in hex. Returns the problems, one
+ * per line; empty when the file is fine.
  */
-export function checkSwanctl(content: string): string[] {
+export function checkSwanctl(content: string, topLevel: readonly string[] = ['connections', 'secrets']): string[] {
   const problems: string[] = [];
   if (!content.endsWith('\n')) problems.push('file does not end with a newline');
   const lines = content.split('\n');
@@ -152,7 +179,7 @@ export function checkSwanctl(content: string): string[] {
     if (indent !== stack.length) return problems.push(`${at}: indentation does not follow nesting`);
     const section = SECTION.exec(line);
     if (section) {
-      if (stack.length === 0 && section[1] !== 'connections' && section[1] !== 'secrets') problems.push(`${at}: unknown top-level section ${section[1]}`);
+      if (stack.length === 0 && !topLevel.includes(section[1]!)) problems.push(`${at}: unknown top-level section ${section[1]}`);
       stack.push(section[1]!);
       return undefined;
     }
