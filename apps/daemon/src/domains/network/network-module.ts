@@ -12,7 +12,7 @@ import { RULESET_PARTS } from './network-ruleset-parts.js';
  */
 export const networkModule = defineDomain({
   name: 'network',
-  pages: ['interface'],
+  pages: ['interface', 'vpnclient'],
   formats: NETWORK_FORMATS,
   configDomains: ({ settings, contributions }) => [networkDomain(settings, contributions(RULESET_PARTS))],
   activation: { linux: networkLinuxActivation, openwrt: networkOpenwrtActivation },
