@@ -150,4 +150,32 @@ describe('portal pages', () => {
       expect(PORTAL_PAGES).toContain(page);
     }
   });
+
+  test('pages, API answers, redirects and errors carry the console security headers', async () => {
+    const answers = await Promise.all([
+      portal.inject({ method: 'GET', url: '/auth/portal', ...from('192.168.11.20') }),
+      portal.inject({ method: 'GET', url: '/portal-api/state', ...from('192.168.11.20') }),
+      portal.inject({ method: 'POST', url: '/portal-api/login', payload: { method: 'voucher', code: 'NOPE', acceptTerms: true }, ...from('192.168.11.20') }),
+      portal.inject({ method: 'POST', url: '/portal-api/user/login', payload: { username: 'x', password: 'y' }, ...from('192.168.11.20') }),
+      portal.inject({ method: 'GET', url: '/portal-api/none', ...from('192.168.11.20') }),
+      portal.inject({ method: 'GET', url: '/', remoteAddress: '192.168.11.20', headers: { host: 'example.org' } }),
+    ]);
+    expect(answers.map((a) => a.statusCode)).toEqual([503, 200, 200, 200, 404, 302]);
+    for (const answer of answers) {
+      const csp = String(answer.headers['content-security-policy']);
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toContain('unsafe-inline');
+      expect(answer.headers['x-frame-options']).toBe('DENY');
+      expect(answer.headers['x-content-type-options']).toBe('nosniff');
+      expect(answer.headers['referrer-policy']).toBe('no-referrer');
+    }
+  });
+
+  test('a client no service zone covers is told sign-in is not set up for it', async () => {
+    const state = await portal.inject({ method: 'GET', url: '/portal-api/state', ...from('10.99.0.5') });
+    expect(json(state)).toEqual({ success: false, msg: 'portal.error.notConfigured' });
+    expect(await portalLogin('10.99.0.5', { method: 'voucher', code: 'ABCD' })).toEqual({ success: false, msg: 'portal.error.notConfigured' });
+  });
 });

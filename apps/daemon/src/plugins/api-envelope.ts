@@ -25,7 +25,7 @@ export function envelope(data?: z.ZodType) {
   return z.union([ok, failureSchema]);
 }
 
-/** Content-Security-Policy of every answer: same-origin only, no framing. */
+/** Content-Security-Policy of every console answer: same-origin only, no framing. */
 const CSP = [
   "default-src 'self'",
   "script-src 'self'",
@@ -39,6 +39,33 @@ const CSP = [
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
+
+/**
+ * The captive portal's: the console's, without inline styles (the portal bundle has none) and
+ * without fonts or blob images it never loads.
+ */
+export const PORTAL_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * The security headers of every answer of the console and of the portal listener: the page's
+ * policy, never framed, no type sniffing, no referrer sent on.
+ */
+export function setSecurityHeaders(reply: FastifyReply, csp: string): void {
+  reply.header('content-security-policy', csp);
+  reply.header('x-frame-options', 'DENY');
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('referrer-policy', 'no-referrer');
+}
 
 function isApi(request: FastifyRequest): boolean {
   return request.url === '/api' || request.url.startsWith('/api/') || request.url.startsWith('/api?');
@@ -54,10 +81,7 @@ export function registerApiEnvelope(app: FastifyInstance): void {
   app.removeContentTypeParser('text/plain');
 
   app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('content-security-policy', CSP);
-    reply.header('x-frame-options', 'DENY');
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
+    setSecurityHeaders(reply, CSP);
     if (isApi(request)) reply.header('cache-control', 'no-store');
     return payload;
   });

@@ -1,4 +1,5 @@
 import { schemaControllerOptions } from '../../plugins/zod-compilers.js';
+import { PORTAL_CSP, setSecurityHeaders } from '../../plugins/api-envelope.js';
 import { stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -122,6 +123,13 @@ export async function buildPortalServer(deps: PortalDeps): Promise<FastifyInstan
   }) as unknown as FastifyInstance;
   const portalDir = resolve(deps.portalDir);
   await app.register(fastifyStatic, { serve: false, preCompressed: true });
+  // The console's security headers on every answer, pages and API alike; the custom page's
+  // files keep the policy they were given (CUSTOM_PORTAL_CSP).
+  app.addHook('onSend', async (_request, reply, payload) => {
+    const own = reply.getHeader('content-security-policy');
+    setSecurityHeaders(reply, typeof own === 'string' ? own : PORTAL_CSP);
+    return payload;
+  });
 
   const portalBase = (request: FastifyRequest, zone: PortalZone | null) => {
     const address = zone?.gateway ?? localAddress(request);
