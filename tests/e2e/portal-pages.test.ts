@@ -24,6 +24,8 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.html': 'text/html; charset=utf-8', '.png': 'image/png' };
 
 interface FakeGateway {
+  /** Set: /portal-api/state fails with this message (e.g. no service zone covers the client). */
+  stateFailure?: string;
   authorized: boolean;
   secondsRemaining: number | null;
   welcome: string;
@@ -81,6 +83,7 @@ async function api(req: IncomingMessage, res: ServerResponse, path: string): Pro
   const body = req.method === 'POST' ? await readBody(req) : {};
   switch (route) {
     case 'GET state':
+      if (gateway.stateFailure) return json(res, fail(gateway.stateFailure));
       return json(res, ok({
         authorized: gateway.authorized,
         zone: {
@@ -228,7 +231,14 @@ describe('captive portal in a browser', () => {
       await expect.poll(() => page.getByTestId('field-acceptTerms-error').textContent()).toBe('请先同意服务条款。');
       expect(gateway.loginBodies).toHaveLength(0);
 
-      await page.getByLabel('我已阅读并同意服务条款').check();
+      // The terms open over the form as a sheet; accepting there ticks the box.
+      await page.getByRole('link', { name: '服务条款' }).click();
+      const terms = page.getByRole('dialog', { name: '服务条款' });
+      await expect.poll(() => terms.textContent()).toContain('We may log connection times.');
+      await terms.getByRole('button', { name: '同意' }).click();
+      await expect.poll(() => terms.count()).toBe(0);
+      expect(await page.getByLabel('我已阅读并同意《服务条款》').isChecked()).toBe(true);
+      expect(await page.getByLabel('上网券码').inputValue()).toBe('WRONG');
       await page.getByTestId('auth-submit').click();
       await expect.poll(() => page.getByTestId('form-error').textContent()).toBe('上网券码错误。');
 
@@ -262,6 +272,24 @@ describe('captive portal in a browser', () => {
       expect(overflow).toBeLessThanOrEqual(0);
       const submit = await page.getByTestId('auth-submit').boundingBox();
       expect(submit?.height).toBeGreaterThanOrEqual(44);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a device no service zone covers gets a page that says so, not a system error', async () => {
+    gateway.stateFailure = 'portal.error.notConfigured';
+    const { context, page, problems } = await visit('en-US', { width: 390, height: 844 });
+    try {
+      await page.goto(`${base}/auth/portal`);
+      const panel = page.getByTestId('portal-unavailable');
+      await expect.poll(() => panel.getByRole('heading').textContent()).toBe('Sign-in is not available here');
+      expect(await panel.getByRole('alert').textContent()).toBe('Sign-in is not set up for the network this device is on. Please ask the staff for help.');
+      expect(await page.getByText('System error').count()).toBe(0);
+      gateway.stateFailure = undefined;
+      await panel.getByRole('button', { name: 'Try again' }).click();
+      await expect.poll(() => page.getByTestId('zone-welcome').textContent()).toBe('Welcome to Harbour Cafe');
       expect(problems).toEqual([]);
     } finally {
       await context.close();

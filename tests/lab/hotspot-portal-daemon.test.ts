@@ -209,7 +209,7 @@ describe('hotspot on the running daemon', () => {
     await until(() => visit(3, `http://${SERVER_ADDRESS}/`).status === '302', 25);
     expect(visit(3, `http://${SERVER_ADDRESS}/`).location).toBe(`${PORTAL}/notice/expired`);
     const again = portalApi(3, 'login', { method: 'local', username: 'bob', password: 'Bobby2025', acceptTerms: true });
-    expect(again).toEqual({ success: false, msg: 'portal.error.expired' });
+    expect(again).toEqual({ success: false, msg: 'portal.error.quota' });
   }, 60_000);
 
   test('a daemon restart keeps authorised clients online and unauthorised ones out', async () => {

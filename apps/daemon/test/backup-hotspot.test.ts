@@ -258,6 +258,15 @@ describe('refusals leave everything as it was', () => {
       await refused(await signedWith((c) => ((c.users[0]!.data as Record<string, unknown>).admin = true)), 'msg.backupRejected');
     });
 
+    test('an account whose hash costs more than the daemon hashes with (scrypt ln=15, r=8, p=1)', async () => {
+      for (const cost of ['ln=16,r=8,p=1', 'ln=15,r=9,p=1', 'ln=15,r=8,p=2', 'ln=10,r=8,p=16']) {
+        await refused(await signedWith((c) => (c.users[0]!.password_hash = String(c.users[0]!.password_hash).replace(/ln=\d+,r=\d+,p=\d+/, cost))), 'msg.backupRejected');
+      }
+      // The daemon's own cost goes through.
+      const own = await signedWith((c) => (c.users[0]!.password_hash = String(c.users[0]!.password_hash).replace(/ln=\d+,r=\d+,p=\d+/, 'ln=15,r=8,p=1')));
+      expect(json(await upload(a.app, adminA, own)).success).toBe(true);
+    });
+
     test('vouchers: unknown batch, duplicate code or serial, bad hash, too many devices, a bad batch', async () => {
       await refused(await signedWith((c) => (c.vouchers[0]!.batch_id = 'no-such-batch')), 'msg.backupRejected');
       await refused(await signedWith((c) => c.vouchers.push({ ...c.vouchers[1]!, id: 'copy', serial: 4 })), 'msg.backupRejected');

@@ -74,8 +74,8 @@ describe('hotspot engine', () => {
     expect(engine.session(c.ip)).toBeUndefined();
     expect(dataplane.clients.has(c.ip)).toBe(false);
     expect(engine.endedFor(c.ip)).toBe('quota');
-    // The voucher's quota is used up: logging in again with it is refused as expired.
-    expect(await engine.login(c, zone, { method: 'voucher', code: 'V1' })).toEqual({ ok: false, error: 'portal.error.expired' });
+    // The voucher's quota is used up: logging in again with it is refused as used up.
+    expect(await engine.login(c, zone, { method: 'voucher', code: 'V1' })).toEqual({ ok: false, error: 'portal.error.quota' });
   });
 
   test('time limit and idle time-out end sessions', async () => {
@@ -172,7 +172,7 @@ describe('hotspot engine', () => {
     await engine.block(c.mac);
     expect(dataplane.clients.has(c.ip)).toBe(false);
     expect(dataplane.blocked.has(c.mac)).toBe(true);
-    expect(await engine.login(c, zone, { method: 'onekey' })).toEqual({ ok: false, error: 'portal.error.system' });
+    expect(await engine.login(c, zone, { method: 'onekey' })).toEqual({ ok: false, error: 'portal.error.blocked' });
   });
 });
 

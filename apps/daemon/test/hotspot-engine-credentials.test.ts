@@ -1,45 +1,30 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { adminClient, get, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
-import { SimDataplane } from '../src/domains/hotspot/hotspot-dataplane.js';
+import { json, post, type Client, type Harness } from './daemon-harness.js';
+import type { SimDataplane } from '../src/domains/hotspot/hotspot-dataplane.js';
 import { nameTaken } from '../src/domains/hotspot/hotspot-self-service.js';
 import { PORTAL_PAGES } from '../src/domains/hotspot/hotspot-portal.js';
 import { localUsers } from '../src/domains/hotspot-config/local-user-store.js';
+import { fromClient as from, PORTAL_HOST, portalLogin as loginAt, startHotspotDaemon } from './hotspot-fixture.js';
 
 /**
  * The engine signs clients in against the device's real local users and vouchers (through the
  * daemon's own stores), and the self-service API works on the same accounts.
  */
 
-const PORTAL_HOST = { host: '192.168.11.1:2050' };
 let h: Harness;
 let admin: Client;
 let dataplane: SimDataplane;
 let portal: FastifyInstance;
 
 beforeEach(async () => {
-  dataplane = new SimDataplane();
-  h = await startDaemon({ env: { PORTICO_LAN_PORTS: 'eth1' }, deps: { hotspot: { dataplane } } });
-  admin = await adminClient(h);
-  portal = h.app.hotspot.portal;
-  const zone = { action: 'add', name: 'guests', ifname: 'lan', authmodel: 'webportal', authtime: 1, authtime_unit: 'days' };
-  expect(json(await post(h.app, admin, '/api/auth/zone', zone)).success).toBe(true);
-  const read = json(await get(h.app, admin, '/api/portal')).data;
-  const saved = json(await post(h.app, admin, '/api/portal', { ...read, methods: ['voucher', 'local', 'password'], password: 'Shared2025', logintext: ['Line one', 'Line two'] }));
-  expect(saved.success, JSON.stringify(saved)).toBe(true);
-  // The hotspot reads its configuration at most once a second.
-  await new Promise((r) => setTimeout(r, 1100));
+  ({ h, admin, dataplane, portal } = await startHotspotDaemon());
 });
 afterEach(async () => {
   await h.close();
 });
 
-const from = (ip: string) => ({ remoteAddress: ip, headers: PORTAL_HOST });
-
-async function portalLogin(ip: string, body: Record<string, unknown>) {
-  const res = await portal.inject({ method: 'POST', url: '/portal-api/login', payload: { ...body, acceptTerms: true }, ...from(ip) });
-  return json(res);
-}
+const portalLogin = (ip: string, body: Record<string, unknown>) => loginAt(portal, ip, body);
 
 describe('sign-in methods against the device stores', () => {
   test('state carries the zone texts as plain text and the configured methods', async () => {
@@ -164,5 +149,33 @@ describe('portal pages', () => {
     for (const page of ['/auth', '/notice', '/terminal', '/terminal/user', '/terminal/user/login', '/terminal/user/register', '/terminal/user/cpwd', '/terminal/user/mgr', '/terminal/user/mgrsuc', '/user', '/user/login', '/user/mgr']) {
       expect(PORTAL_PAGES).toContain(page);
     }
+  });
+
+  test('pages, API answers, redirects and errors carry the console security headers', async () => {
+    const answers = await Promise.all([
+      portal.inject({ method: 'GET', url: '/auth/portal', ...from('192.168.11.20') }),
+      portal.inject({ method: 'GET', url: '/portal-api/state', ...from('192.168.11.20') }),
+      portal.inject({ method: 'POST', url: '/portal-api/login', payload: { method: 'voucher', code: 'NOPE', acceptTerms: true }, ...from('192.168.11.20') }),
+      portal.inject({ method: 'POST', url: '/portal-api/user/login', payload: { username: 'x', password: 'y' }, ...from('192.168.11.20') }),
+      portal.inject({ method: 'GET', url: '/portal-api/none', ...from('192.168.11.20') }),
+      portal.inject({ method: 'GET', url: '/', remoteAddress: '192.168.11.20', headers: { host: 'example.org' } }),
+    ]);
+    expect(answers.map((a) => a.statusCode)).toEqual([503, 200, 200, 200, 404, 302]);
+    for (const answer of answers) {
+      const csp = String(answer.headers['content-security-policy']);
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toContain('unsafe-inline');
+      expect(answer.headers['x-frame-options']).toBe('DENY');
+      expect(answer.headers['x-content-type-options']).toBe('nosniff');
+      expect(answer.headers['referrer-policy']).toBe('no-referrer');
+    }
+  });
+
+  test('a client no service zone covers is told sign-in is not set up for it', async () => {
+    const state = await portal.inject({ method: 'GET', url: '/portal-api/state', ...from('10.99.0.5') });
+    expect(json(state)).toEqual({ success: false, msg: 'portal.error.notConfigured' });
+    expect(await portalLogin('10.99.0.5', { method: 'voucher', code: 'ABCD' })).toEqual({ success: false, msg: 'portal.error.notConfigured' });
   });
 });

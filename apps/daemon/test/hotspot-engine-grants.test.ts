@@ -84,7 +84,7 @@ describe('engine admissions', () => {
     expect(changed.ok && changed.session.expiresAt).toBe(now + 3_600_000);
     expect(changed.ok && engine.bytesRemaining(changed.session)).toBe(1_000_000);
     const over = await engine.admit(device(1), zone, grant({ flowBytes: 4_000_000 }));
-    expect(over).toEqual({ ok: false, error: 'portal.error.expired' });
+    expect(over).toEqual({ ok: false, error: 'portal.error.quota' });
     expect(engine.sessionsOf('local', 'alice').map((s) => s.ip)).toEqual([device(1).ip]);
   });
 });

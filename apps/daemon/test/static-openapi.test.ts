@@ -65,17 +65,29 @@ describe('console and portal bundles', () => {
     expect(icon.headers['cache-control']).toBe('no-cache');
   });
 
-  test('portal pages and assets come from the portal bundle', async () => {
-    for (const url of ['/auth/portal', '/notice/expired', '/terminal/user/login', '/user', '/user/mgr', '/rtty', '/auth']) {
-      const res = await get(h.app, null, url);
-      expect(res.statusCode, url).toBe(200);
-      expect(res.body, url).toContain('<title>portal</title>');
+  test('portal pages and assets asked of the console go to the portal listener on the same host', async () => {
+    const portalPort = h.settings.portalPort;
+    for (const url of ['/auth/portal?url=http%3A%2F%2Fexample.com%2F', '/notice/expired', '/terminal/user/login', '/user', '/user/mgr', '/rtty', '/auth', '/portal-assets/index-Zz9.js']) {
+      const res = await get(h.app, null, url, { host: `192.168.11.1:${h.settings.port}` });
+      expect(res.statusCode, url).toBe(302);
+      expect(res.headers.location, url).toBe(`http://192.168.11.1:${portalPort}${url}`);
+      expect(res.headers['cache-control'], url).toBe('no-store');
     }
-    const asset = await get(h.app, null, '/portal-assets/index-Zz9.js', { 'accept-encoding': 'gzip' });
-    expect(asset.statusCode).toBe(200);
-    expect(asset.headers['content-encoding']).toBe('gzip');
-    expect(asset.headers['cache-control']).toMatch(/immutable/);
-    expect((await get(h.app, null, '/portal-assets/nothing.js')).statusCode).toBe(404);
+    // There the portal bundle answers, its API beside it.
+    const followed = await h.app.hotspot.portal.inject({ method: 'GET', url: '/terminal/user/login', remoteAddress: '127.0.0.1', headers: { host: `127.0.0.1:${portalPort}` } });
+    expect(followed.statusCode).toBe(200);
+    expect(followed.body).toContain('<title>portal</title>');
+    const asset = await h.app.hotspot.portal.inject({ method: 'GET', url: '/portal-assets/index-Zz9.js', remoteAddress: '127.0.0.1', headers: { host: `127.0.0.1:${portalPort}` } });
+    expect(asset.body).toContain('console.log("portal")');
+    // The host name the browser used, IPv6 literals too.
+    expect((await get(h.app, null, '/auth', { host: 'gateway.localhost:8080' })).headers.location).toBe(`http://gateway.localhost:${portalPort}/auth`);
+    expect((await get(h.app, null, '/auth', { host: '[fd00::1]:8080' })).headers.location).toBe(`http://[fd00::1]:${portalPort}/auth`);
+    // A host the console refuses is refused before any redirect.
+    const foreign = await get(h.app, null, '/auth', { host: 'evil.example' });
+    expect(foreign.statusCode).toBe(421);
+    expect(foreign.headers.location).toBeUndefined();
+    // The portal API stays on the portal listener: the console knows nothing of it.
+    expect((await h.app.inject({ method: 'POST', url: '/portal-api/login', payload: { method: 'onekey', acceptTerms: true } })).statusCode).toBe(404);
   });
 
   test('paths cannot leave the bundle folders', async () => {
@@ -97,7 +109,6 @@ describe('console and portal bundles', () => {
     expect(page.statusCode).toBe(503);
     expect(page.headers['content-type']).toMatch(/text\/plain/);
     expect(page.body).toMatch(/admin console is not installed/);
-    expect((await get(bare.app, null, '/auth/portal')).statusCode).toBe(503);
     // The API is unaffected.
     expect(json(await get(bare.app, null, '/api/changelang')).success).toBe(true);
     await bare.close();

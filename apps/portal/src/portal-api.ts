@@ -16,6 +16,8 @@ export interface PortalZone {
   logintext: string;
   chargetext: string;
   tos: string;
+  /** The terms' own heading; '' when the operator gave none. */
+  tosTitle: string;
   methods: LoginMethod[];
   logo?: string;
   picture?: string;
@@ -176,6 +178,7 @@ export function parseZone(data: unknown): PortalZone | null {
     logintext: text(data.logintext),
     chargetext: text(data.chargetext),
     tos: text(data.tos),
+    tosTitle: text(data.tosTitle),
     methods,
     logo: safeUrl(data.logo),
     picture: safeUrl(data.picture),

@@ -49,8 +49,9 @@ export function PortalApp() {
   return (
     <I18nContext.Provider value={i18n}>
       <NavigationContext.Provider value={navigation}>
-        <header class="bar">
-          <span class="bar-title">{t('portal.title')}</span>
+        {/* The landing page shows the venue's own header; the bar only carries the language there. */}
+        <header class={page === 'authPortal' ? 'bar bar-over' : 'bar'}>
+          {page !== 'authPortal' && <span class="bar-title">{t('portal.title')}</span>}
           <label class="lang">
             <span class="visually-hidden">{t('portal.language')}</span>
             <select

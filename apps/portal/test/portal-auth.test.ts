@@ -8,11 +8,15 @@ afterEach(() => {
   portal = undefined;
 });
 
+/** The element with this id attribute. */
+const byId = (id: string) => portal!.all((e) => e.getAttribute('id') === id)[0]!;
+
 const GRANT = ok({ secondsRemaining: 3600, bytesRemaining: 1048576 });
 
 describe('/auth/portal', () => {
   test('shows the zone texts, one tab per allowed method and the terms of service', async () => {
     portal = await mountPortal('/auth/portal', { routes: { 'GET state': stateOf() } });
+    await portal.click('auth-terms-link');
     expect(portal.byTestId('zone-welcome').textContent).toBe(ZONE.welcome);
     expect(portal.byTestId('zone-logintext').textContent).toBe(ZONE.logintext);
     expect(portal.byTestId('zone-chargetext').textContent).toBe(ZONE.chargetext);
@@ -61,6 +65,7 @@ describe('/auth/portal', () => {
       },
     });
     expect(portal.byTestId('zone-welcome').textContent).toBe(hostile);
+    await portal.click('auth-terms-link');
     expect(portal.byTestId('zone-tos').textContent).toBe(hostile);
     expect(portal.all((e) => e.localName === 'script')).toHaveLength(0);
     expect(portal.maybe('zone-logo')).toBeUndefined();
@@ -125,7 +130,10 @@ describe('/auth/portal', () => {
     ['portal.error.password', enUS.error.password],
     ['portal.error.userOrPassword', enUS.error.userOrPassword],
     ['portal.error.expired', enUS.error.expired],
+    ['portal.error.quota', enUS.error.quota],
     ['portal.error.onlineLimit', enUS.error.onlineLimit],
+    ['portal.error.blocked', enUS.error.blocked],
+    ['portal.error.notConfigured', enUS.error.notConfigured],
     ['portal.error.system', enUS.error.system],
     ['portal.error.tooMany', enUS.error.tooMany],
     ['portal.error.userExists', enUS.error.userExists],
@@ -176,6 +184,7 @@ describe('/auth/portal', () => {
 
   test('the state failing to load offers a retry', async () => {
     portal = await mountPortal('/auth/portal', { routes: { 'GET state': { status: 500, raw: 'oops' } } });
+    expect(byId('portal-unavailable-title').textContent).toBe(enUS.auth.failedTitle);
     expect(portal.byTestId('form-error').textContent).toBe(enUS.error.network);
     portal.routes['GET state'] = stateOf();
     await portal.click('portal-retry');
@@ -190,7 +199,46 @@ describe('/auth/portal', () => {
   test('the local tab links to the self-service pages', async () => {
     portal = await mountPortal('/auth/portal', { routes: { 'GET state': stateOf(), 'GET user/me': fail('portal.error.system') } });
     await portal.click('auth-tab-local');
-    const links = portal.all((e) => e.localName === 'a').map((a) => a.getAttribute('href'));
+    const links = portal.all((e) => e.localName === 'a' && e.getAttribute('href') !== '#terms').map((a) => a.getAttribute('href'));
     expect(links).toEqual(['/user/register', '/user/login']);
+  });
+
+  test('a device no service zone covers is told sign-in is not set up here, not "system error"', async () => {
+    portal = await mountPortal('/auth/portal', { routes: { 'GET state': fail('portal.error.notConfigured') } });
+    expect(portal.byTestId('portal-unavailable').textContent).toContain(enUS.auth.notConfiguredTitle);
+    expect(portal.byTestId('form-error').textContent).toBe(enUS.error.notConfigured);
+    expect(portal.maybe('auth-form')).toBeUndefined();
+  });
+
+  test('the terms open as a sheet with their own title; accepting there ticks the box', async () => {
+    portal = await mountPortal('/auth/portal', { routes: { 'GET state': stateOf({ ...ZONE, tosTitle: 'Cafe Wi-Fi rules' }), 'POST login': GRANT } });
+    expect(portal.maybe('zone-tos')).toBeUndefined();
+    await portal.type('field-code', 'ABCD1234');
+    expect(portal.byTestId('auth-terms-link').textContent).toBe('Cafe Wi-Fi rules');
+    await portal.click('auth-terms-link');
+    const sheet = portal.all((e) => e.getAttribute('role') === 'dialog')[0]!;
+    expect(sheet.getAttribute('aria-modal')).toBe('true');
+    expect(byId('auth-terms-title').textContent).toBe('Cafe Wi-Fi rules');
+    await portal.click('auth-terms-close');
+    expect(portal.maybe('zone-tos')).toBeUndefined();
+    expect(portal.byTestId('field-acceptTerms').checked).toBe(false);
+    await portal.click('auth-terms-link');
+    await portal.click('auth-terms-accept');
+    expect(portal.maybe('zone-tos')).toBeUndefined();
+    // What was typed before is still there, and the login goes out with the terms accepted.
+    await portal.submit('auth-form');
+    expect(portal.requests.find((r) => r.path === 'login')?.body).toEqual({ method: 'voucher', code: 'ABCD1234', acceptTerms: true });
+  });
+
+  test('without terms text the box has its plain sentence and no link', async () => {
+    portal = await mountPortal('/auth/portal', { routes: { 'GET state': stateOf({ ...ZONE, tos: '  ' }) } });
+    expect(portal.maybe('auth-terms-link')).toBeUndefined();
+    expect(portal.text()).toContain(enUS.auth.acceptTerms);
+  });
+
+  test('no welcome text and no logo: a generic welcome and the Wi-Fi mark, no broken image', async () => {
+    portal = await mountPortal('/auth/portal', { routes: { 'GET state': stateOf({ ...ZONE, welcome: '' }) } });
+    expect(portal.byTestId('zone-welcome').textContent).toBe(enUS.auth.welcome);
+    expect(portal.all((e) => e.localName === 'img')).toHaveLength(0);
   });
 });

@@ -25,20 +25,38 @@ export function envelope(data?: z.ZodType) {
   return z.union([ok, failureSchema]);
 }
 
-/** Content-Security-Policy of every answer: same-origin only, no framing. */
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  // Mantine sets CSS variables through inline style elements and attributes.
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** A same-origin Content-Security-Policy that is never framed, with the page's own sources. */
+function sameOriginPolicy(sources: { style: string; img: string; font?: string }): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    `style-src ${sources.style}`,
+    `img-src ${sources.img}`,
+    ...(sources.font ? [`font-src ${sources.font}`] : []),
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** Every console answer's. Mantine sets CSS variables through inline style elements and attributes. */
+const CSP = sameOriginPolicy({ style: "'self' 'unsafe-inline'", img: "'self' data: blob:", font: "'self' data:" });
+
+/** The captive portal's: no inline styles (its bundle has none), no fonts or blob images. */
+export const PORTAL_CSP = sameOriginPolicy({ style: "'self'", img: "'self' data:" });
+
+/**
+ * The security headers of every answer of the console and of the portal listener: the page's
+ * policy, never framed, no type sniffing, no referrer sent on.
+ */
+export function setSecurityHeaders(reply: FastifyReply, csp: string): void {
+  reply.header('content-security-policy', csp);
+  reply.header('x-frame-options', 'DENY');
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('referrer-policy', 'no-referrer');
+}
 
 function isApi(request: FastifyRequest): boolean {
   return request.url === '/api' || request.url.startsWith('/api/') || request.url.startsWith('/api?');
@@ -54,10 +72,7 @@ export function registerApiEnvelope(app: FastifyInstance): void {
   app.removeContentTypeParser('text/plain');
 
   app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('content-security-policy', CSP);
-    reply.header('x-frame-options', 'DENY');
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
+    setSecurityHeaders(reply, CSP);
     if (isApi(request)) reply.header('cache-control', 'no-store');
     return payload;
   });

@@ -112,6 +112,23 @@ export const MIGRATIONS: ReadonlyArray<{ name: string; sql: string }> = [
       CREATE INDEX vouchers_batch ON vouchers(batch_id, serial);
     `,
   },
+  {
+    // The console's lock and the hotspot portal's guessing limit in one table, each in its scope.
+    name: 'guessing limits of every sign-in',
+    sql: `
+      CREATE TABLE guess_failures (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        count INTEGER NOT NULL,
+        window_start INTEGER NOT NULL,
+        locked_until INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (scope, key)
+      ) WITHOUT ROWID;
+      INSERT INTO guess_failures (scope, key, count, window_start, locked_until)
+        SELECT 'admin', key, count, 0, locked_until FROM login_failures;
+      DROP TABLE login_failures;
+    `,
+  },
 ];
 
 /** Opens (creating if needed) the database and brings its schema up to date. */

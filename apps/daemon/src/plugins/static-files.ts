@@ -6,7 +6,7 @@ import { MSG } from '@portico/schema';
 import type { Settings } from '../settings.js';
 import { failure } from './api-envelope.js';
 
-/** Page paths served by the captive portal's bundle (spec §2 public routes). */
+/** Page paths of the captive portal's bundle (spec §2 public routes). */
 const PORTAL_PAGES = ['/auth', '/notice', '/terminal', '/user', '/rtty'];
 /** Where the portal's build puts its files (its Vite `base`). */
 const PORTAL_ASSETS = '/portal-assets/';
@@ -14,6 +14,22 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 export function isPortalPage(path: string): boolean {
   return PORTAL_PAGES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+}
+
+/**
+ * The portal listener's address for a portal page asked of the console: the same host name
+ * (the security guard has already accepted the Host header, so this is no open redirect), the
+ * portal port, the same path and query. Null when the Host header does not parse.
+ */
+export function portalListenerUrl(hostHeader: string | undefined, portalPort: number, pathAndQuery: string): string | null {
+  try {
+    const url = new URL(`http://${hostHeader ?? ''}`);
+    if (url.username || url.password || url.pathname !== '/') return null;
+    url.port = String(portalPort);
+    return `${url.origin}${pathAndQuery}`;
+  } catch {
+    return null;
+  }
 }
 
 function isApi(path: string): boolean {
@@ -32,13 +48,20 @@ async function fileUnder(root: string, path: string): Promise<string | null> {
 }
 
 /**
- * The console and portal bundles: pre-compressed files (.br/.gz written by their builds),
- * hashed assets cached for a year, pages revalidated every time, and client-side routes
- * answered with the app's index.html. A missing build answers 503 instead of failing.
+ * The console bundle: pre-compressed files (.br/.gz written by its build), hashed assets cached
+ * for a year, pages revalidated every time, and client-side routes answered with the app's
+ * index.html. A missing build answers 503 instead of failing.
+ *
+ * The captive portal's pages and assets are not served here: they are sent to the portal
+ * listener on the same host. The portal app talks only to /portal-api, which exists there
+ * alone, and it should stay so: that API is public and state-changing without a session or a
+ * CSRF token (clients are known by address and MAC), sets its own self-service cookie, and is
+ * what hotspot clients reach through the firewall. Answering it here too would put it behind
+ * the console's guard as `public` routes beside the admin session cookie, widening the
+ * console's surface; a redirect leaves the console's guard, CSRF and Host rules as they are.
  */
-export async function registerStaticFiles(app: FastifyInstance, settings: Pick<Settings, 'consoleDir' | 'portalDir'>): Promise<void> {
+export async function registerStaticFiles(app: FastifyInstance, settings: Pick<Settings, 'consoleDir' | 'portalPort'>): Promise<void> {
   const consoleDir = resolve(settings.consoleDir);
-  const portalDir = resolve(settings.portalDir);
   await app.register(fastifyStatic, { serve: false, preCompressed: true });
 
   const send = (reply: FastifyReply, root: string, file: string, cacheControl: string) => {
@@ -69,11 +92,11 @@ export async function registerStaticFiles(app: FastifyInstance, settings: Pick<S
     if (path.includes('\0')) return reply.code(400).type('text/plain; charset=utf-8').send('Bad request\n');
     if (isApi(path)) return reply.code(404).send(failure(MSG.notFound));
 
-    if (path.startsWith(PORTAL_ASSETS)) {
-      const file = await fileUnder(portalDir, path.slice(PORTAL_ASSETS.length - 1));
-      return file ? send(reply, portalDir, file, IMMUTABLE) : notFound(reply);
+    if (path.startsWith(PORTAL_ASSETS) || isPortalPage(path)) {
+      const target = portalListenerUrl(request.headers.host, settings.portalPort, request.url);
+      if (!target) return reply.code(400).type('text/plain; charset=utf-8').send('Bad request\n');
+      return reply.header('cache-control', 'no-store').redirect(target, 302);
     }
-    if (isPortalPage(path)) return page(reply, portalDir, 'captive portal');
 
     const file = path.endsWith('/') ? null : await fileUnder(consoleDir, path);
     if (file) return send(reply, consoleDir, file, path.startsWith('/assets/') ? IMMUTABLE : 'no-cache');

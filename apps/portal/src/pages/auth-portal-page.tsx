@@ -1,11 +1,12 @@
 /** @jsxImportSource preact */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { portalApi, type LoginMethod, type LoginRequest, type PortalZone } from '../portal-api.js';
 import { hasPortalKey, useI18n } from '../portal-i18n.js';
 import { fieldErrorKey, useLoad } from '../portal-load.js';
 import { useNavigation, useQueryParam } from '../portal-navigation.js';
 import { userBase } from '../portal-routes.js';
-import { FieldError, FormMessage, Link, LoadFailed, Loading, PageCard, TextField, ZoneText } from '../portal-ui.js';
+import { AlertIcon, PhoneIcon, WifiIcon, WifiOffIcon } from '../portal-icons.js';
+import { FieldError, FormMessage, Link, Loading, TextField, ZoneText } from '../portal-ui.js';
 
 type FieldName = 'code' | 'username' | 'password' | 'acceptTerms';
 type Errors = Partial<Record<FieldName | 'form', string>>;
@@ -31,18 +32,25 @@ function loginRequest(method: LoginMethod, values: Record<'code' | 'username' | 
   }
 }
 
-/** /auth/portal: the zone's page, one tab per allowed method, terms of service to accept. */
+/** /auth/portal: the venue's welcome page, one tab per allowed method, terms of service to accept. */
 export function AuthPortalPage() {
   const { t } = useI18n();
   const [state, reload] = useLoad(portalApi.state);
-  if (state.status === 'loading') return <Loading />;
-  if (state.status === 'failed') return <LoadFailed messageKey={state.msg} onRetry={reload} />;
+  if (state.status !== 'ready') {
+    // The venue is not known yet (or cannot be): the banner alone, so the page does not jump.
+    return (
+      <div class="venue-page">
+        <div class="venue-banner venue-banner-plain" />
+        {state.status === 'loading' ? <Loading /> : <PortalUnavailable messageKey={state.msg} onRetry={reload} />}
+      </div>
+    );
+  }
   const { zone, authorized } = state.data;
   return (
-    <div class="auth-portal">
-      <ZoneHeader zone={zone} />
-      <PageCard title={t('portal.auth.title')} testId="auth-portal">
-        <ZoneText text={zone.logintext} testId="zone-logintext" />
+    <div class="venue-page">
+      <VenueHeader zone={zone} />
+      <section class="card login-card" aria-labelledby="auth-portal-title" data-testid="auth-portal">
+        <h2 id="auth-portal-title">{t('portal.auth.title')}</h2>
         {authorized ? (
           <p class="message" role="status" data-testid="auth-already-online">
             {t('portal.auth.alreadyOnline')} <Link href="/auth/success">{t('portal.auth.showStatus')}</Link>
@@ -52,38 +60,73 @@ export function AuthPortalPage() {
         ) : (
           <LoginForm zone={zone} />
         )}
-      </PageCard>
+      </section>
       {zone.chargetext.trim() && (
         <section class="card" aria-labelledby="zone-charge-title">
           <h2 id="zone-charge-title">{t('portal.auth.charge')}</h2>
           <ZoneText text={zone.chargetext} testId="zone-chargetext" />
         </section>
       )}
-      <ZoneFooter zone={zone} />
+      <VenueFooter zone={zone} />
     </div>
   );
 }
 
-function ZoneHeader({ zone }: { zone: PortalZone }) {
+/**
+ * The page could not be shown: no service zone covers this device, or the gateway did not
+ * answer. Said plainly, with what to do, instead of a bare error line.
+ */
+function PortalUnavailable({ messageKey, onRetry }: { messageKey: string; onRetry: () => void }) {
   const { t } = useI18n();
+  const notConfigured = messageKey === 'portal.error.notConfigured';
   return (
-    <div class="zone-header">
-      {zone.logo && <img class="zone-logo" src={zone.logo} alt={t('portal.title')} data-testid="zone-logo" />}
-      <p class="zone-welcome" data-testid="zone-welcome">
-        {zone.welcome.trim() || t('portal.title')}
+    <section class="card status-card" aria-labelledby="portal-unavailable-title" data-testid="portal-unavailable">
+      {notConfigured ? <WifiOffIcon class="status-icon" /> : <AlertIcon class="status-icon status-icon-error" />}
+      <h1 id="portal-unavailable-title">{t(notConfigured ? 'portal.auth.notConfiguredTitle' : 'portal.auth.failedTitle')}</h1>
+      <p class="message" role="alert" data-testid="form-error">
+        {t(messageKey)}
       </p>
-      {zone.picture && <img class="zone-picture" src={zone.picture} alt="" data-testid="zone-picture" />}
-    </div>
+      <button type="button" class="secondary" data-testid="portal-retry" onClick={onRetry}>
+        {t('portal.retry')}
+      </button>
+    </section>
   );
 }
 
-function ZoneFooter({ zone }: { zone: PortalZone }) {
+/** The venue's picture as a banner, its logo over the banner's edge, its welcome and login text. */
+function VenueHeader({ zone }: { zone: PortalZone }) {
   const { t } = useI18n();
   return (
-    <footer class="zone-footer">
+    <header class="venue-header">
+      <div class={zone.picture ? 'venue-banner' : 'venue-banner venue-banner-plain'}>{zone.picture && <img class="venue-picture" src={zone.picture} alt="" data-testid="zone-picture" />}</div>
+      <div class="venue-identity">
+        {zone.logo ? (
+          <img class="venue-logo" src={zone.logo} alt={zone.welcome.trim() || t('portal.auth.welcome')} data-testid="zone-logo" />
+        ) : (
+          <span class="venue-mark">
+            <WifiIcon />
+          </span>
+        )}
+        <h1 class="venue-welcome" data-testid="zone-welcome">
+          {zone.welcome.trim() || t('portal.auth.welcome')}
+        </h1>
+        <ZoneText text={zone.logintext} testId="zone-logintext" class="venue-intro" />
+      </div>
+    </header>
+  );
+}
+
+function VenueFooter({ zone }: { zone: PortalZone }) {
+  const { t } = useI18n();
+  if (!zone.contact.trim() && !zone.copyright.trim()) return null;
+  return (
+    <footer class="venue-footer">
       {zone.contact.trim() && (
-        <p data-testid="zone-contact">
-          {t('portal.auth.contact')}: {zone.contact}
+        <p class="venue-contact" data-testid="zone-contact">
+          <PhoneIcon />
+          <span>
+            {t('portal.auth.contact')}: {zone.contact}
+          </span>
         </p>
       )}
       {zone.copyright.trim() && <p data-testid="zone-copyright">{zone.copyright}</p>}
@@ -172,10 +215,11 @@ function LoginForm({ zone }: { zone: PortalZone }) {
         )}
         {method === 'onekey' && <p class="hint">{t('portal.auth.onekeyHint')}</p>}
       </div>
-      <TermsOfService text={zone.tos} accepted={accepted} onAccepted={setAccepted} error={errors.acceptTerms} />
+      <TermsOfService title={zone.tosTitle} text={zone.tos} accepted={accepted} onAccepted={setAccepted} error={errors.acceptTerms} />
       {errors.form && (
-        <p class="message message-error" role="alert" id="auth-form-error" data-testid="form-error">
-          {t(errors.form)}
+        <p class="message message-error alert" role="alert" id="auth-form-error" data-testid="form-error">
+          <AlertIcon />
+          <span>{t(errors.form)}</span>
         </p>
       )}
       <button type="submit" class="primary" disabled={busy} data-testid="auth-submit">
@@ -191,17 +235,26 @@ function LoginForm({ zone }: { zone: PortalZone }) {
   );
 }
 
-function TermsOfService(props: { text: string; accepted: boolean; onAccepted: (value: boolean) => void; error?: string }) {
+/** `{{name}}` splits a translated sentence around an element put in its place. */
+function aroundPlaceholder(text: string, name: string): [string, string] {
+  const marker = `{{${name}}}`;
+  const at = text.indexOf(marker);
+  return at < 0 ? [text, ''] : [text.slice(0, at), text.slice(at + marker.length)];
+}
+
+/**
+ * The acceptance box, its sentence linking to the terms. The terms open as their own sheet
+ * over the form (nothing typed is lost), with the operator's title and text and an Accept button.
+ */
+function TermsOfService(props: { title: string; text: string; accepted: boolean; onAccepted: (value: boolean) => void; error?: string }) {
   const { t } = useI18n();
+  const [open, setOpen] = useState(false);
+  const hasText = props.text.trim() !== '';
+  const title = props.title.trim() || t('portal.auth.tosTitle');
+  const [before, after] = aroundPlaceholder(t('portal.auth.acceptTermsWith'), 'terms');
   return (
-    <fieldset class="tos" aria-describedby={props.error ? 'field-acceptTerms-error' : undefined}>
-      <legend>{t('portal.auth.tosTitle')}</legend>
-      {props.text.trim() && (
-        <div class="tos-text" tabIndex={0} role="document" aria-label={t('portal.auth.tosTitle')} data-testid="zone-tos">
-          {props.text}
-        </div>
-      )}
-      <label class="checkbox">
+    <div class="tos" aria-describedby={props.error ? 'field-acceptTerms-error' : undefined}>
+      <div class="checkbox">
         <input
           type="checkbox"
           name="acceptTerms"
@@ -209,12 +262,75 @@ function TermsOfService(props: { text: string; accepted: boolean; onAccepted: (v
           checked={props.accepted}
           aria-invalid={props.error ? 'true' : undefined}
           aria-describedby={props.error ? 'field-acceptTerms-error' : undefined}
+          aria-labelledby={hasText ? 'field-acceptTerms-sentence' : undefined}
           data-testid="field-acceptTerms"
           onChange={(event) => props.onAccepted((event.currentTarget as HTMLInputElement).checked)}
         />
-        <span>{t('portal.auth.acceptTerms')}</span>
-      </label>
+        {hasText ? (
+          <span id="field-acceptTerms-sentence">
+            <label for="field-acceptTerms">{before}</label>
+            <a
+              href="#terms"
+              class="tos-link"
+              data-testid="auth-terms-link"
+              onClick={(event) => {
+                event.preventDefault();
+                setOpen(true);
+              }}
+            >
+              {title}
+            </a>
+            {after && <label for="field-acceptTerms">{after}</label>}
+          </span>
+        ) : (
+          <label for="field-acceptTerms">{t('portal.auth.acceptTerms')}</label>
+        )}
+      </div>
       {props.error && <FieldError id="field-acceptTerms-error" message={t(props.error)} />}
-    </fieldset>
+      {open && (
+        <TermsSheet
+          title={title}
+          text={props.text}
+          onClose={() => setOpen(false)}
+          onAccept={() => {
+            props.onAccepted(true);
+            setOpen(false);
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+function TermsSheet(props: { title: string; text: string; onClose: () => void; onAccept: () => void }) {
+  const { t } = useI18n();
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus?.();
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') props.onClose();
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, []);
+  return (
+    <div class="sheet-backdrop" data-testid="auth-terms">
+      <div class="sheet" role="dialog" aria-modal="true" aria-labelledby="auth-terms-title">
+        <h2 id="auth-terms-title" tabIndex={-1} ref={heading}>
+          {props.title}
+        </h2>
+        <div class="sheet-body" data-testid="zone-tos">
+          {props.text}
+        </div>
+        <div class="sheet-actions">
+          <button type="button" class="secondary" data-testid="auth-terms-close" onClick={props.onClose}>
+            {t('portal.auth.tosClose')}
+          </button>
+          <button type="button" class="primary" data-testid="auth-terms-accept" onClick={props.onAccept}>
+            {t('portal.auth.tosAccept')}
+          </button>
+        </div>
+      </div>
+    </div>
   );
 }

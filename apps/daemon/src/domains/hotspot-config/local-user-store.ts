@@ -35,7 +35,7 @@ function dataOf(record: EntityRow): Record<string, unknown> {
 
 /**
  * Local users in their own table (hotspot_local_users): passwords are kept only as scrypt
- * hashes (auth/password-hash.ts), and the portal engine checks them here. An account past its
+ * hashes (plugins/password-hash.ts), and the portal engine checks them here. An account past its
  * due time reads `expired` whatever its stored status.
  */
 export class LocalUserStore {

@@ -72,6 +72,7 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
       logintext: linesText(portal.logintext),
       chargetext: linesText(portal.chargetext),
       tos: linesText(terms.content),
+      tosTitle: terms.title,
       methods: [...portal.methods],
       password: portal.password ?? '',
       redirectUrl: portal.redirect_url,

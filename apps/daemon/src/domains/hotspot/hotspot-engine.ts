@@ -3,7 +3,8 @@ import { dirname } from 'node:path';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { isIpv4, isMac } from '@portico/schema';
 import type { ClientEntry, ClientKey, HotspotDataplane, LimitedKey } from './hotspot-dataplane.js';
-import { GuessGuard } from './hotspot-guess-guard.js';
+import { LoginLimiter, PORTAL_GUESS_POLICY, type Reservation, type TryOutcome } from '../../plugins/login-limiter.js';
+import { openDatabase } from '../../plugins/db-open.js';
 import { REMINDER_HOLD_SECONDS, thresholdsFor, withinThresholds, type ReminderRedirect } from './hotspot-reminder.js';
 import {
   LOGIN_ERRORS,
@@ -51,6 +52,11 @@ export interface HotspotEngineOptions {
   report?: (error: unknown, what: string) => void;
   /** Where clients to remind of their expiry take effect; none: nobody is reminded. */
   reminders?: ReminderRedirect;
+  /**
+   * The guessing limit of vouchers, passwords and accounts (PORTAL_GUESS_POLICY over the
+   * daemon's database, so a restart keeps it); none: one over a private in-memory database.
+   */
+  guard?: LoginLimiter;
 }
 
 /** A client reminded of its expiry (the reminder list): once per interval per device. */
@@ -121,7 +127,7 @@ export class HotspotEngine {
   private readonly lastRaw = new Map<string, { up: number; down: number }>();
   private readonly ended = new Map<string, { reason: EndReason; at: number }>();
   private readonly now: () => number;
-  readonly guard: GuessGuard;
+  private readonly guard: LoginLimiter;
   private pendingAdd = new Map<string, ClientEntry>();
   private pendingRemove = new Map<string, LimitedKey>();
   private flushing: Promise<void> | null = null;
@@ -132,7 +138,7 @@ export class HotspotEngine {
 
   constructor(private readonly options: HotspotEngineOptions) {
     this.now = options.now ?? Date.now;
-    this.guard = new GuessGuard(this.now);
+    this.guard = options.guard ?? new LoginLimiter(openDatabase(':memory:'), this.now, PORTAL_GUESS_POLICY);
   }
 
   // ---- lifecycle ------------------------------------------------------------------------
@@ -230,24 +236,40 @@ export class HotspotEngine {
 
   // ---- login ----------------------------------------------------------------------------
 
-  async login(client: ClientKey, zone: HotspotZone, request: LoginRequest): Promise<LoginOutcome> {
-    if (this.isBlocked(client.mac)) return { ok: false, error: LOGIN_ERRORS.system };
-    const guessed = request.method === 'voucher' || request.method === 'local' || request.method === 'password';
-    if (guessed && this.guard.locked(client)) return { ok: false, error: LOGIN_ERRORS.tooMany };
-    if (!zone.methods.includes(request.method)) return { ok: false, error: LOGIN_ERRORS.system };
+  /**
+   * Reserves one guess of a secret (voucher, password, account) for a client, counted per MAC
+   * and per address, before the secret is checked: parallel tries cannot pass the limit.
+   * Release it with what the check told about the secret.
+   */
+  reserveGuess(client: ClientKey): Reservation {
+    return this.guard.reserve([`mac:${client.mac}`, `ip:${client.ip}`]);
+  }
 
-    let result: CredentialResult;
+  async login(client: ClientKey, zone: HotspotZone, request: LoginRequest): Promise<LoginOutcome> {
+    if (this.isBlocked(client.mac)) return { ok: false, error: LOGIN_ERRORS.blocked };
+    const guessed = request.method === 'voucher' || request.method === 'local' || request.method === 'password';
+    const reservation = guessed ? this.reserveGuess(client) : undefined;
+    if (reservation && !reservation.ok) return { ok: false, error: LOGIN_ERRORS.tooMany };
+    let outcome: TryOutcome = 'uncounted';
     try {
-      result = await this.check(client, zone, request);
-    } catch (error) {
-      this.options.report?.(error, 'hotspot credential check failed');
-      return { ok: false, error: LOGIN_ERRORS.system };
+      if (!zone.methods.includes(request.method)) return { ok: false, error: LOGIN_ERRORS.system };
+      let result: CredentialResult;
+      try {
+        result = await this.check(client, zone, request);
+      } catch (error) {
+        this.options.report?.(error, 'hotspot credential check failed');
+        return { ok: false, error: LOGIN_ERRORS.system };
+      }
+      if (!result.ok) {
+        // An expired account or a full one still had its secret right.
+        if (result.error === LOGIN_ERRORS.code || result.error === LOGIN_ERRORS.password || result.error === LOGIN_ERRORS.userOrPassword) outcome = 'failure';
+        return result;
+      }
+      outcome = 'success';
+      return await this.admit(client, zone, { ...result.grant, kind: request.method });
+    } finally {
+      reservation?.release(outcome);
     }
-    if (!result.ok) {
-      if (guessed && result.error !== LOGIN_ERRORS.expired && result.error !== LOGIN_ERRORS.system) this.guard.fail(client);
-      return result;
-    }
-    return this.admit(client, zone, { ...result.grant, kind: request.method });
   }
 
   private async check(client: ClientKey, zone: HotspotZone, request: LoginRequest): Promise<CredentialResult> {
@@ -320,9 +342,8 @@ export class HotspotEngine {
     const expiresAt = grant.expiresAt ?? use?.expiresAt ?? (plan?.seconds ? now + plan.seconds * 1000 : null);
     const flowLimit = grant.flowBytes ?? use?.flowLimit ?? (plan?.flowBytes ? plan.flowBytes : null);
     const usedBefore = use?.bytes ?? 0;
-    if ((expiresAt !== null && expiresAt <= now) || (flowLimit !== null && usedBefore >= flowLimit)) {
-      return { ok: false, error: LOGIN_ERRORS.expired };
-    }
+    if (expiresAt !== null && expiresAt <= now) return { ok: false, error: LOGIN_ERRORS.expired };
+    if (flowLimit !== null && usedBefore >= flowLimit) return { ok: false, error: LOGIN_ERRORS.quota };
     // The same device logging in again, or its address changing, replaces its old session.
     const byMacIp = this.ipByMac.get(client.mac);
     for (const ip of byMacIp && byMacIp !== client.ip ? [client.ip, byMacIp] : [client.ip]) {

@@ -1,4 +1,5 @@
 import { schemaControllerOptions } from '../../plugins/zod-compilers.js';
+import { PORTAL_CSP, setSecurityHeaders } from '../../plugins/api-envelope.js';
 import { stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -122,6 +123,13 @@ export async function buildPortalServer(deps: PortalDeps): Promise<FastifyInstan
   }) as unknown as FastifyInstance;
   const portalDir = resolve(deps.portalDir);
   await app.register(fastifyStatic, { serve: false, preCompressed: true });
+  // The console's security headers on every answer, pages and API alike; the custom page's
+  // files keep the policy they were given (CUSTOM_PORTAL_CSP).
+  app.addHook('onSend', async (_request, reply, payload) => {
+    const own = reply.getHeader('content-security-policy');
+    setSecurityHeaders(reply, typeof own === 'string' ? own : PORTAL_CSP);
+    return payload;
+  });
 
   const portalBase = (request: FastifyRequest, zone: PortalZone | null) => {
     const address = zone?.gateway ?? localAddress(request);
@@ -156,7 +164,7 @@ export async function buildPortalServer(deps: PortalDeps): Promise<FastifyInstan
 
   app.get('/portal-api/state', async (request) => {
     const { ip, zone } = await identify(request);
-    if (!zone) return fail(LOGIN_ERRORS.system);
+    if (!zone) return fail(LOGIN_ERRORS.notConfigured);
     const z = zone.zone;
     const images = deps.files ? await portalImageUrls(deps.files) : {};
     return {
@@ -170,6 +178,7 @@ export async function buildPortalServer(deps: PortalDeps): Promise<FastifyInstan
           logintext: z.logintext,
           chargetext: z.chargetext,
           tos: z.tos,
+          ...(z.tosTitle ? { tosTitle: z.tosTitle } : {}),
           methods: z.methods,
           ...images,
           ...(z.redirectUrl ? { redirectUrl: z.redirectUrl } : {}),
@@ -185,7 +194,9 @@ export async function buildPortalServer(deps: PortalDeps): Promise<FastifyInstan
     const parsed = loginBody.safeParse(body);
     if (!parsed.success) return fail(MSG.invalid, Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0] ?? 'method'), 'validation.required'])));
     const { ip, mac, zone } = await identify(request);
-    if (!zone || !mac) return fail(LOGIN_ERRORS.system);
+    if (!zone) return fail(LOGIN_ERRORS.notConfigured);
+    // A client of a zone whose MAC the neighbour table does not know cannot be let through.
+    if (!mac) return fail(LOGIN_ERRORS.system);
     const { acceptTerms: _accepted, ...login } = parsed.data as LoginRequest & { acceptTerms?: true };
     const outcome = await engine.login({ ip, mac }, zone.zone, login as LoginRequest);
     if (!outcome.ok) return fail(outcome.error);

@@ -13,7 +13,7 @@ import { LOGIN_ERRORS } from './hotspot-types.js';
  * The local users' self-service API on the portal listener (/portal-api/user/*): sign in to
  * see one's account, register, change the password. A sign-in here is not a network login;
  * it is a short cookie session bound to the client's address. Failed passwords and taken
- * names count against the same guessing limit as portal logins.
+ * names count against the same guessing limit as portal logins, reserved before the check.
  */
 
 /** The local-user operations self-service needs (hotspot-config/local-user-store.ts). */
@@ -119,13 +119,15 @@ export function registerSelfService(portal: FastifyInstance, deps: SelfServiceDe
     const parsed = signInBody.safeParse(request.body ?? {});
     if (!parsed.success) return fail(MSG.invalid, fieldErrors(parsed.error));
     const ip = clientIp(request);
-    const client = await guardKey(ip);
-    if (engine.guard.locked(client)) return fail(LOGIN_ERRORS.tooMany);
-    const user = await deps.accounts().verifyLocalUser(parsed.data.username, parsed.data.password);
-    if (!user) {
-      engine.guard.fail(client);
-      return fail(LOGIN_ERRORS.userOrPassword);
+    const reservation = engine.reserveGuess(await guardKey(ip));
+    if (!reservation.ok) return fail(LOGIN_ERRORS.tooMany);
+    let user: LocalUser | null = null;
+    try {
+      user = await deps.accounts().verifyLocalUser(parsed.data.username, parsed.data.password);
+    } finally {
+      reservation.release(user ? 'success' : 'failure');
     }
+    if (!user) return fail(LOGIN_ERRORS.userOrPassword);
     const token = randomBytes(32).toString('base64url');
     if (signIns.size >= MAX_SIGN_INS) signIns.delete(signIns.keys().next().value!);
     signIns.set(token, { username: user.username, ip, activeAt: deps.now() });
@@ -143,17 +145,16 @@ export function registerSelfService(portal: FastifyInstance, deps: SelfServiceDe
 
   portal.post('/portal-api/user/register', async (request) => {
     // Registration exists for the local-user sign-in method; without it there is nothing to use an account for.
-    if (!deps.config().zones.some((zone) => zone.methods.includes('local'))) return fail(LOGIN_ERRORS.system);
+    if (!deps.config().zones.some((zone) => zone.methods.includes('local'))) return fail(LOGIN_ERRORS.notConfigured);
     const parsed = registerBody.safeParse(request.body ?? {});
     if (!parsed.success) return fail(MSG.invalid, fieldErrors(parsed.error));
-    const client = await guardKey(clientIp(request));
-    if (engine.guard.locked(client)) return fail(LOGIN_ERRORS.tooMany);
+    const reservation = engine.reserveGuess(await guardKey(clientIp(request)));
+    if (!reservation.ok) return fail(LOGIN_ERRORS.tooMany);
     const accounts = deps.accounts();
-    if (nameTaken(parsed.data.username, accounts.list())) {
-      // Probing for names counts like guessing passwords.
-      engine.guard.fail(client);
-      return fail('portal.error.userExists');
-    }
+    // Probing for names counts like guessing passwords.
+    const taken = nameTaken(parsed.data.username, accounts.list());
+    reservation.release(taken ? 'failure' : 'uncounted');
+    if (taken) return fail('portal.error.userExists');
     try {
       await accounts.insert({
         username: parsed.data.username,
@@ -185,13 +186,16 @@ export function registerSelfService(portal: FastifyInstance, deps: SelfServiceDe
     if (!entry) return fail(MSG.unauthorized);
     const parsed = changeBody.safeParse(request.body ?? {});
     if (!parsed.success) return fail(MSG.invalid, fieldErrors(parsed.error));
-    const client = await guardKey(entry.ip);
-    if (engine.guard.locked(client)) return fail(LOGIN_ERRORS.tooMany);
+    const reservation = engine.reserveGuess(await guardKey(entry.ip));
+    if (!reservation.ok) return fail(LOGIN_ERRORS.tooMany);
     const accounts = deps.accounts();
-    if (!(await accounts.verifyLocalUser(entry.username, parsed.data.oldPassword))) {
-      engine.guard.fail(client);
-      return fail(MSG.invalid, { oldPassword: 'portal.error.password' });
+    let known = false;
+    try {
+      known = (await accounts.verifyLocalUser(entry.username, parsed.data.oldPassword)) !== null;
+    } finally {
+      reservation.release(known ? 'success' : 'failure');
     }
+    if (!known) return fail(MSG.invalid, { oldPassword: 'portal.error.password' });
     if (!(await accounts.setPassword(entry.username, parsed.data.newPassword))) return fail(LOGIN_ERRORS.system);
     return { success: true, data: {} };
   });

@@ -17,6 +17,7 @@ import type { HotspotConfig } from './hotspot-types.js';
 import { deviceCredentials } from './hotspot-credentials.js';
 import { registerSelfService } from './hotspot-self-service.js';
 import { localUsers } from '../hotspot-config/hotspot-config-public.js';
+import { LoginLimiter, PORTAL_GUESS_POLICY } from '../../plugins/login-limiter.js';
 
 /** Services the hotspot uses; tests pass a data plane, neighbours and credentials. */
 export interface HotspotDeps {
@@ -89,6 +90,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     reminders: deps.reminders ?? (linux ? new NftReminderRedirect(run) : new SimReminderRedirect()),
     stateFile: join(settings.stateDir, 'hotspot-state.json'),
     report: (error, what) => app.log.error({ err: error }, what),
+    guard: new LoginLimiter(ctx.db, ctx.now, PORTAL_GUESS_POLICY),
   });
 
   const single = <T>(entity: { name: string; schema: unknown }): T =>

@@ -16,6 +16,8 @@ export interface HotspotZone {
   logintext: string;
   chargetext: string;
   tos: string;
+  /** The terms' own heading; absent or empty: the portal's default one. */
+  tosTitle?: string;
   methods: PortalMethod[];
   /** Pre-shared password of the `password` method. */
   password: string;
@@ -126,7 +128,10 @@ export type LoginFailure =
   | 'portal.error.password'
   | 'portal.error.userOrPassword'
   | 'portal.error.expired'
+  | 'portal.error.quota'
   | 'portal.error.onlineLimit'
+  | 'portal.error.blocked'
+  | 'portal.error.notConfigured'
   | 'portal.error.system'
   | 'portal.error.tooMany';
 
@@ -135,7 +140,13 @@ export const LOGIN_ERRORS = {
   password: 'portal.error.password',
   userOrPassword: 'portal.error.userOrPassword',
   expired: 'portal.error.expired',
+  /** The account's data allowance is used up. */
+  quota: 'portal.error.quota',
   onlineLimit: 'portal.error.onlineLimit',
+  /** The device is on the black list. */
+  blocked: 'portal.error.blocked',
+  /** No service zone with the built-in portal covers the client's address. */
+  notConfigured: 'portal.error.notConfigured',
   system: 'portal.error.system',
   tooMany: 'portal.error.tooMany',
 } as const satisfies Record<string, LoginFailure>;

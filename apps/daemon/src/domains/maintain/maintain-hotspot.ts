@@ -12,6 +12,7 @@ import type { AppContext } from '../../app-context.js';
 import type { ConfigSnapshot } from '../../config/config-types.js';
 import { LOCAL_USER_DATA_FIELDS, localUsers, type LocalUserRecord } from '../hotspot-config/hotspot-config-public.js';
 import { voucherStore } from '../voucher/voucher-public.js';
+import { costWithin, parseStoredHash, SCRYPT_COST } from '../../plugins/password-hash.js';
 import type { StoredVoucher, VoucherBatchRecord } from '../voucher/voucher-public.js';
 import { BACKUP_MSG, BackupRefused, type HotspotPart } from './maintain-archive.js';
 
@@ -22,9 +23,6 @@ import { BACKUP_MSG, BackupRefused, type HotspotPart } from './maintain-archive.
  */
 
 const ROW_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-/** The stored form auth/password-hash.ts writes; anything else could never verify. */
-const PASSWORD_HASH = /^\$scrypt\$ln=(\d{1,2}),r=\d{1,2},p=\d{1,2}\$[A-Za-z0-9+/=]{1,64}\$[A-Za-z0-9+/=]{1,128}$/;
-const HASH_COST_MAX = 20;
 const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/;
 const MAX_BATCHES = 10_000;
 const MAX_VOUCHERS = 100_000;
@@ -42,11 +40,12 @@ const userRecord = z
   .object({
     id: rowId,
     username: hotspotUser.schema.shape.username,
-    password_hash: z
-      .string()
-      .regex(PASSWORD_HASH)
-      // Zod runs this even when the pattern failed: no match is no cost to accept.
-      .refine((hash) => Number(PASSWORD_HASH.exec(hash)?.[1] ?? Infinity) <= HASH_COST_MAX),
+    // The stored form plugins/password-hash.ts writes (anything else could never verify), at no
+    // higher cost than the daemon's own: one sign-in must not take seconds of CPU.
+    password_hash: z.string().refine((hash) => {
+      const parsed = parseStoredHash(hash);
+      return parsed !== null && costWithin(parsed.cost, SCRYPT_COST);
+    }),
     data: userData,
     created_at: timestamp,
     updated_at: timestamp,
