@@ -11,6 +11,7 @@ import type { ConfigApplier, ConfigDomain, Scheduler } from './config-types.js';
 import { createLinuxApplier } from './apply-linux.js';
 import { createSimApplier } from './apply-sim.js';
 import { createOpenwrtApplier } from './apply-openwrt.js';
+import { factoryPortsOf, seedFactoryNetwork } from './factory-defaults.js';
 
 /** What a caller (a test) may replace in the apply pipeline. */
 export interface ConfigDeps {
@@ -36,6 +37,9 @@ export function createConfigService(options: {
   report: (error: unknown, what: string) => void;
 }): ConfigService {
   const { settings, deps = {} } = options;
+  // The configuration starts from the factory network on a first start (WANs and LAN, per the
+  // settings), before anything reads or applies it.
+  seedFactoryNetwork(options.db, factoryPortsOf(settings), options.now);
   const domains = new DomainRegistry(deps.domains ?? DEFAULT_DOMAINS);
   return new ConfigService({
     db: options.db,

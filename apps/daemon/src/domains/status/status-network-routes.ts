@@ -11,13 +11,16 @@ import {
   monitoringQuerySchema,
   monitoringSchema,
   MSG,
+  networkInterface,
   systemRouteListSchema,
+  type NetworkInterface,
   systemRouteQuerySchema,
 } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
 import { envelope, failure, success } from '../../plugins/api-envelope.js';
 import type { ConfigSnapshot, SnapshotRow } from '../../config/config-types.js';
-import { LOAD_SAMPLE_MS, type NetworkFacts } from '../../drivers/live-source.js';
+import { LOAD_SAMPLE_MS, type ConfiguredLink, type NetworkFacts } from '../../drivers/live-source.js';
+import { configRowCollection } from '../entity/entity-store.js';
 import { createLinuxNetworkFacts } from '../../drivers/linux/linux-live.js';
 import { NETWORK_FILES } from '../network/network-config.js';
 import { networkConfigOf } from '../network/network-domain.js';
@@ -33,6 +36,11 @@ function currentSnapshot(ctx: AppContext): ConfigSnapshot {
   const out: Record<string, SnapshotRow[]> = {};
   for (const row of rows) (out[row.entity] ??= []).push({ id: row.id, data: JSON.parse(row.data) as Record<string, unknown> });
   return out;
+}
+
+function configuredLink(row: NetworkInterface): ConfiguredLink {
+  const { ifname, role, proto, enabled, hwport, ipaddr, netmask, gateway, mtu } = row;
+  return { ifname, role, proto, enabled, hwport, ipaddr, netmask, gateway, mtu };
 }
 
 /** The driver's network facts: the simulated device's own, or the real system's under the system root. */
@@ -54,6 +62,9 @@ export function networkFactsFor(ctx: AppContext): NetworkFacts {
 export function registerNetworkStatusRoutes(root: FastifyInstance, ctx: AppContext, facts: NetworkFacts = networkFactsFor(ctx)): NetworkStatus {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const status = new NetworkStatus({ facts, live: ctx.live, config: () => networkConfigOf(currentSnapshot(ctx)), now: ctx.now });
+  // A simulated device has the links its configuration names, like a real one.
+  const interfaces = configRowCollection(ctx.db, networkInterface.name, ctx.now);
+  ctx.live.followConfiguration?.(() => (interfaces.list() as unknown as NetworkInterface[]).map(configuredLink));
 
   status.sampleTraffic();
   const timer = setInterval(() => status.sampleTraffic(), LOAD_SAMPLE_MS);
