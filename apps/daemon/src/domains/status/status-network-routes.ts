@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import {
   arpInfoQuerySchema,
   arpInfoSchema,
@@ -11,6 +12,7 @@ import {
   monitoringQuerySchema,
   monitoringSchema,
   MSG,
+  neighbourSchema,
   networkInterface,
   systemRouteListSchema,
   type NetworkInterface,
@@ -78,6 +80,15 @@ export function registerNetworkStatusRoutes(root: FastifyInstance, ctx: AppConte
       schema: { querystring: dhcpLeaseQuerySchema, response: { 200: envelope(dhcpLeaseListSchema) } },
     },
     async (request) => success(await status.dhcpLeases(request.query)),
+  );
+
+  app.get(
+    '/api/arplist',
+    {
+      config: { policy: { module: ['arpbind', 'arpinfo'], effect: 'read' } },
+      schema: { response: { 200: envelope(z.object({ items: z.array(neighbourSchema), total: z.number().int() })) } },
+    },
+    async () => success(await status.arpList()),
   );
 
   app.get(
