@@ -35,6 +35,8 @@ export interface Settings {
   confirmSeconds: number;
   /** Physical ports of the factory LAN (first start only); empty: no factory network. */
   factoryLanPorts: string[];
+  /** Physical ports of the factory WANs, by DHCP (first start only, with a factory LAN). */
+  factoryWanPorts: string[];
   /**
    * Where Smart QoS shapes download traffic (qos-plan.ts): on an IFB device per WAN, the
    * connection's class copied by tc's ctinfo action (`ifb`) or by the daemon's eBPF classifier
@@ -46,6 +48,9 @@ export interface Settings {
 
 export const QOS_DOWNLOAD_SETTINGS = ['auto', 'ifb', 'ifb-bpf', 'lan'] as const;
 export type QosDownloadSetting = (typeof QOS_DOWNLOAD_SETTINGS)[number];
+
+/** The simulated device's ports: the first is its WAN, the others bridge its LAN. */
+const SIM_FACTORY_PORTS = { wan: 'eth0', lan: 'eth1 eth2 eth3' } as const;
 
 export class SettingsError extends Error {}
 
@@ -117,6 +122,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     tlsKey,
     systemRoot: resolve(env.PORTICO_SYSTEM_ROOT?.trim() || '/'),
     confirmSeconds: positiveInt(env, 'PORTICO_CONFIRM_SECONDS', 90, 3600),
-    factoryLanPorts: list(env.PORTICO_LAN_PORTS),
+    // The simulated device has its ports named: it starts with its factory network laid down.
+    factoryLanPorts: list(env.PORTICO_LAN_PORTS ?? (driver === 'sim' ? SIM_FACTORY_PORTS.lan : '')),
+    factoryWanPorts: list(env.PORTICO_WAN_PORTS ?? (driver === 'sim' ? SIM_FACTORY_PORTS.wan : '')),
   };
 }

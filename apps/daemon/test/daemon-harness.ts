@@ -59,7 +59,8 @@ export function tempDir(prefix = 'portico-daemon-'): string {
 
 export async function startDaemon(
   options: {
-    env?: Record<string, string>;
+    /** Settings from the environment; `undefined` leaves a setting at its default. */
+    env?: Record<string, string | undefined>;
     stateDir?: string;
     clock?: TestClock;
     hasher?: CountingHasher;
@@ -76,6 +77,9 @@ export async function startDaemon(
     PORTICO_LOG_LEVEL: 'silent',
     PORTICO_CONSOLE_DIR: join(stateDir, 'no-console'),
     PORTICO_PORTAL_DIR: join(stateDir, 'no-portal'),
+    // Tests build their network from nothing unless they ask for the factory one.
+    PORTICO_LAN_PORTS: '',
+    PORTICO_WAN_PORTS: '',
     ...options.env,
   });
   const announced: string[] = [];

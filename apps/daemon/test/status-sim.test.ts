@@ -19,7 +19,8 @@ import { addAccount, adminClient, get, json, login, post, startDaemon, type Clie
 let h: Harness;
 let admin: Client;
 beforeAll(async () => {
-  h = await startDaemon({ env: { PORTICO_LAN_PORTS: 'eth1' } });
+  // The factory network with a second WAN: lines wan and wan2, and the LAN.
+  h = await startDaemon({ env: { PORTICO_LAN_PORTS: 'eth1', PORTICO_WAN_PORTS: 'eth0 eth2' } });
   admin = await adminClient(h);
 });
 afterAll(async () => {
@@ -38,7 +39,7 @@ const NETWORK_STATUS_URLS = [
   '/api/systemroute',
   '/api/status/monitoring',
   '/api/status/linemonitoring',
-  '/api/status/linemonitoring/details?name=wan1',
+  '/api/status/linemonitoring/details?name=wan',
 ];
 
 describe('simulated network status', () => {
@@ -91,7 +92,7 @@ describe('simulated network status', () => {
   test('routes: the main table, the WAN policy tables 101 and 102, IPv6, and configured static routes', async () => {
     const before = systemRouteListSchema.parse(await data('/api/systemroute'));
     expect(before.tables).toEqual(['main', '101', '102']);
-    expect(before.items.filter((r) => r.table === '101')).toMatchObject([{ destination: 'default', wan: 'wan1', interface: 'wan1' }]);
+    expect(before.items.filter((r) => r.table === '101')).toMatchObject([{ destination: 'default', wan: 'wan', interface: 'wan' }]);
     expect(before.items.some((r) => r.family === '6')).toBe(true);
     expect(before.items.some((r) => r.destination === '192.168.11.0/24' && r.protocol === 'kernel')).toBe(true);
 
@@ -107,7 +108,7 @@ describe('simulated network status', () => {
   test('line monitoring agrees with the dashboard; details carry the line and its series', async () => {
     const lines = lineMonitoringSchema.parse(await data('/api/status/linemonitoring'));
     const dashboard = await data('/api/dashboard');
-    expect(lines.lines.map((l) => l.name)).toEqual(['wan1', 'wan2']);
+    expect(lines.lines.map((l) => l.name)).toEqual(['wan', 'wan2']);
     expect(lines.wanconnect).toBe(dashboard.system.wanconnect);
     for (const line of lines.lines) {
       if (line.online) expect(line.latency).toBeGreaterThan(0);
@@ -124,7 +125,7 @@ describe('simulated network status', () => {
   test('monitoring lists every interface for every range', async () => {
     for (const range of CHART_RANGE_KEYS) {
       const monitoring = monitoringSchema.parse(await data(`/api/status/monitoring?range=${range}`));
-      expect(monitoring.interfaces.map((i) => i.ifname)).toEqual(['wan1', 'wan2', 'lan']);
+      expect(monitoring.interfaces.map((i) => i.ifname)).toEqual(['wan', 'wan2', 'lan']);
       expect(monitoring.interfaces[0]!.points.length).toBeGreaterThanOrEqual(1);
     }
     expect(json(await get(h.app, admin, '/api/status/monitoring?range=2y'))).toMatchObject({ success: false, errors: { range: 'validation.option' } });

@@ -1,8 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
+  ENTITY_GROUPS,
   fieldErrors,
   MSG,
+  permits,
+  type EntityGroup,
   publicRecord,
   publicSchema,
   writeSchema,
@@ -13,6 +16,7 @@ import type { AppContext } from '../app-context.js';
 import { envelope, failure, success } from '../plugins/api-envelope.js';
 import { deferred, type DeferredSchema } from '../plugins/deferred-schema.js';
 import type { RouteDoc, RoutePolicy } from '../plugins/route-policy.js';
+import { policyPermission } from '../plugins/security-guard.js';
 import { listQuerySchema, pageRows, type ListQuery } from './entity-list.js';
 import { actorOf, confirmData, withConfirm } from './config-write.js';
 import {
@@ -90,7 +94,9 @@ export function registerEntityRoutes(
   ctx: AppContext,
   entities: readonly AnyEntity[],
   bindings: Readonly<Record<string, EntityBinding>> = {},
+  groups: readonly EntityGroup[] = ENTITY_GROUPS,
 ): void {
+  const handlers = new Map<string, EntityHandlers>();
   for (const entity of entities) {
     const binding = bindings[entity.name] ?? {};
     // Every write goes through the config service: journalled, applied, confirmed if needed.
@@ -98,12 +104,53 @@ export function registerEntityRoutes(
     const journalOnly = binding.store !== undefined;
     if (entity.kind === 'collection') {
       const store = (binding.store as CollectionStore | undefined) ?? configRowCollection(ctx.db, entity.name, ctx.now);
-      registerCollection(app, ctx, entity, store, binding.rules ?? {}, journalOnly);
+      handlers.set(entity.name, registerCollection(app, ctx, entity, store, binding.rules ?? {}, journalOnly));
     } else {
       const store = (binding.store as SingletonStore | undefined) ?? configRowSingleton(ctx.db, entity.name, ctx.now);
-      registerSingleton(app, ctx, entity, store, binding.rules ?? {}, journalOnly);
+      handlers.set(entity.name, registerSingleton(app, ctx, entity, store, binding.rules ?? {}, journalOnly));
     }
   }
+  for (const group of groups) {
+    if (Object.values(group.sections).every((entity) => handlers.has(entity.name))) registerGroup(app, group, handlers);
+  }
+}
+
+/** What an entity's own routes answer, for a group path to answer the same. */
+interface EntityHandlers {
+  /** The whole list of a collection, or a singleton's record. */
+  read(): Promise<unknown>;
+  write(request: FastifyRequest, body: EntityRow): Promise<unknown>;
+}
+
+/**
+ * A group path (ENTITY_GROUPS): GET answers each section as its own path would (a collection
+ * whole, unpaged); POST writes the section its body names. The route's policy admits a caller
+ * with any of the sections' pages; the section's own page decides the write.
+ */
+function registerGroup(app: FastifyInstance, group: EntityGroup, handlers: ReadonlyMap<string, EntityHandlers>): void {
+  const sections = Object.entries(group.sections);
+  const modules = [...new Set(sections.flatMap(([, entity]) => (typeof entity.module === 'string' ? [entity.module] : [])))];
+  const url = `/api/${group.path}`;
+  app.get(url, { config: { policy: { module: modules, effect: 'read' }, doc: { summary: `sections: ${sections.map(([key]) => key).join(', ')}` } } }, async (request) => {
+    const out: Record<string, unknown> = {};
+    for (const [key, entity] of sections) {
+      if (permits(policyPermission(request.auth!, { module: entity.module, effect: 'read' }), 'read')) out[key] = await handlers.get(entity.name)!.read();
+    }
+    return success(out);
+  });
+  app.post(
+    url,
+    { config: { policy: { module: modules, effect: 'write', actionEffects: { get: 'read' } }, doc: { summary: `the body's section (${sections.map(([key]) => key).join(', ')}) is written as on its own path` } } },
+    async (request) => {
+      const body = request.body ?? {};
+      if (!plainObject(body)) return failure(MSG.invalid);
+      const entity = typeof body.section === 'string' ? group.sections[body.section] : undefined;
+      if (!entity || !Object.hasOwn(group.sections, String(body.section))) return failure(MSG.invalid, { section: 'validation.option' });
+      const effect = (body.action ?? 'update') === 'get' ? 'read' : 'write';
+      if (!permits(policyPermission(request.auth!, { module: entity.module, effect }), effect)) return failure(MSG.forbidden);
+      return handlers.get(entity.name)!.write(request, without(body, ['section']));
+    },
+  );
 }
 
 function policies(entity: AnyEntity): { read: RoutePolicy; write: RoutePolicy } {
@@ -134,7 +181,7 @@ function registerCollection(
   store: CollectionStore,
   rules: EntityRules,
   journalOnly: boolean,
-): void {
+): EntityHandlers {
   const url = `/api/${entity.path}`;
   const { read, write } = policies(entity);
   const keepers = keepWhenEmptyFields(entity);
@@ -157,101 +204,104 @@ function registerCollection(
     },
   );
 
-  app.post(
-    url,
-    {
-      config: { policy: write, doc: writeDoc(entity) },
+  const writer = async (request: FastifyRequest, body: EntityRow) => {
+    const action = body.action ?? 'update';
+    const wctx = context(request, ctx);
+
+    if (action === 'get') {
+      const id = idField.safeParse(body.id);
+      if (!id.success) return failure(MSG.invalid, { id: 'validation.required' });
+      const found = await store.get(id.data);
+      return found ? success(show(found)) : failure(MSG.notFound);
+    }
+
+    if (action === 'delete') {
+      const ids = z.array(idField).min(1).max(10_000).safeParse(body.ids ?? (body.id === undefined ? undefined : [body.id]));
+      if (!ids.success) return failure(MSG.invalid, { id: 'validation.required' });
+      const rows = (await Promise.all(ids.data.map((id) => store.get(id)))).filter((r): r is EntityRow => r !== undefined);
+      if (rows.length === 0) return failure(MSG.notFound);
+      return guarded(async () => {
+        const refused = await rules.checkDelete?.(rows, wctx);
+        if (refused) return refused;
+        const outcome = await ctx.config.write({
+          entity,
+          actor: actorOf(request),
+          journalOnly,
+          mutate: () => store.remove(rows.map((r) => String(r.id))),
+          describe: () => rows.map((row) => ({ entity: entity.name, id: String(row.id), action: 'delete' as const, before: row })),
+        });
+        if (!outcome.ok) return outcome.reply;
+        await rules.afterDelete?.(rows, wctx);
+        return success(confirmData(outcome));
+      });
+    }
+
+    if (action === 'add') {
+      const parsed = writeSchema(entity, 'add').safeParse(without(body, ['action', 'id']));
+      if (!parsed.success) return failure(MSG.invalid, fieldErrors(parsed.error));
+      if (entity.maxRows !== undefined && (await store.count()) >= entity.maxRows) return failure('msg.maxRows');
+      return guarded(async () => {
+        const change: EntityChange = { mode: 'add', record: parsed.data as EntityRow };
+        const refused = await rules.checkWrite?.(change, wctx);
+        if (refused) return refused;
+        const outcome = await ctx.config.write({
+          entity,
+          actor: actorOf(request),
+          journalOnly,
+          mutate: () => store.insert(change.record),
+          describe: (saved) => [{ entity: entity.name, id: String(saved.id), action: 'add', after: { ...change.record, ...saved } }],
+        });
+        if (!outcome.ok) return outcome.reply;
+        const saved = outcome.result;
+        await rules.afterWrite?.({ ...change, saved }, wctx);
+        return success(withConfirm(show(saved), outcome));
+      });
+    }
+
+    if (action === 'update') {
+      const id = idField.safeParse(body.id);
+      if (!id.success) return failure(MSG.invalid, { id: 'validation.required' });
+      const previous = await store.get(id.data);
+      if (!previous) return failure(MSG.notFound);
+      const input: EntityRow = { ...show(previous), ...without(body, ['action']), id: id.data };
+      // Identity fields are fixed once created.
+      for (const field of addOnly) if (field in previous) input[field] = previous[field];
+      const kept = keepers.filter((field) => input[field] === undefined || input[field] === '');
+      for (const field of kept) delete input[field];
+      const parsed = writeSchema(entity, 'update').safeParse(input);
+      if (!parsed.success) return failure(MSG.invalid, fieldErrors(parsed.error));
+      return guarded(async () => {
+        const change: EntityChange = { mode: 'update', record: without(parsed.data as EntityRow, kept), previous };
+        const refused = await rules.checkWrite?.(change, wctx);
+        if (refused) return refused;
+        const outcome = await ctx.config.write({
+          entity,
+          actor: actorOf(request),
+          journalOnly,
+          intent: [{ entity: entity.name, id: id.data, action: 'update', before: previous, after: { ...previous, ...change.record } }],
+          mutate: () => store.update(id.data, change.record),
+          describe: (saved) => [{ entity: entity.name, id: id.data, action: 'update', before: previous, after: { ...change.record, ...saved } }],
+        });
+        if (!outcome.ok) return outcome.reply;
+        const saved = outcome.result;
+        await rules.afterWrite?.({ ...change, saved }, wctx);
+        return success(withConfirm(show(saved), outcome));
+      });
+    }
+
+    return failure(MSG.invalid, { action: 'validation.option' });
+  };
+  app.post(url, { config: { policy: write, doc: writeDoc(entity) } }, async (request) => {
+    const body = request.body ?? {};
+    return plainObject(body) ? writer(request, body) : failure(MSG.invalid);
+  });
+  return {
+    read: async () => {
+      const items = (await store.list()).map(show);
+      return { items, total: items.length };
     },
-    async (request) => {
-      const body = request.body ?? {};
-      if (!plainObject(body)) return failure(MSG.invalid);
-      const action = body.action ?? 'update';
-      const wctx = context(request, ctx);
-
-      if (action === 'get') {
-        const id = idField.safeParse(body.id);
-        if (!id.success) return failure(MSG.invalid, { id: 'validation.required' });
-        const found = await store.get(id.data);
-        return found ? success(show(found)) : failure(MSG.notFound);
-      }
-
-      if (action === 'delete') {
-        const ids = z.array(idField).min(1).max(10_000).safeParse(body.ids ?? (body.id === undefined ? undefined : [body.id]));
-        if (!ids.success) return failure(MSG.invalid, { id: 'validation.required' });
-        const rows = (await Promise.all(ids.data.map((id) => store.get(id)))).filter((r): r is EntityRow => r !== undefined);
-        if (rows.length === 0) return failure(MSG.notFound);
-        return guarded(async () => {
-          const refused = await rules.checkDelete?.(rows, wctx);
-          if (refused) return refused;
-          const outcome = await ctx.config.write({
-            entity,
-            actor: actorOf(request),
-            journalOnly,
-            mutate: () => store.remove(rows.map((r) => String(r.id))),
-            describe: () => rows.map((row) => ({ entity: entity.name, id: String(row.id), action: 'delete' as const, before: row })),
-          });
-          if (!outcome.ok) return outcome.reply;
-          await rules.afterDelete?.(rows, wctx);
-          return success(confirmData(outcome));
-        });
-      }
-
-      if (action === 'add') {
-        const parsed = writeSchema(entity, 'add').safeParse(without(body, ['action', 'id']));
-        if (!parsed.success) return failure(MSG.invalid, fieldErrors(parsed.error));
-        if (entity.maxRows !== undefined && (await store.count()) >= entity.maxRows) return failure('msg.maxRows');
-        return guarded(async () => {
-          const change: EntityChange = { mode: 'add', record: parsed.data as EntityRow };
-          const refused = await rules.checkWrite?.(change, wctx);
-          if (refused) return refused;
-          const outcome = await ctx.config.write({
-            entity,
-            actor: actorOf(request),
-            journalOnly,
-            mutate: () => store.insert(change.record),
-            describe: (saved) => [{ entity: entity.name, id: String(saved.id), action: 'add', after: { ...change.record, ...saved } }],
-          });
-          if (!outcome.ok) return outcome.reply;
-          const saved = outcome.result;
-          await rules.afterWrite?.({ ...change, saved }, wctx);
-          return success(withConfirm(show(saved), outcome));
-        });
-      }
-
-      if (action === 'update') {
-        const id = idField.safeParse(body.id);
-        if (!id.success) return failure(MSG.invalid, { id: 'validation.required' });
-        const previous = await store.get(id.data);
-        if (!previous) return failure(MSG.notFound);
-        const input: EntityRow = { ...show(previous), ...without(body, ['action']), id: id.data };
-        // Identity fields are fixed once created.
-        for (const field of addOnly) if (field in previous) input[field] = previous[field];
-        const kept = keepers.filter((field) => input[field] === undefined || input[field] === '');
-        for (const field of kept) delete input[field];
-        const parsed = writeSchema(entity, 'update').safeParse(input);
-        if (!parsed.success) return failure(MSG.invalid, fieldErrors(parsed.error));
-        return guarded(async () => {
-          const change: EntityChange = { mode: 'update', record: without(parsed.data as EntityRow, kept), previous };
-          const refused = await rules.checkWrite?.(change, wctx);
-          if (refused) return refused;
-          const outcome = await ctx.config.write({
-            entity,
-            actor: actorOf(request),
-            journalOnly,
-            intent: [{ entity: entity.name, id: id.data, action: 'update', before: previous, after: { ...previous, ...change.record } }],
-            mutate: () => store.update(id.data, change.record),
-            describe: (saved) => [{ entity: entity.name, id: id.data, action: 'update', before: previous, after: { ...change.record, ...saved } }],
-          });
-          if (!outcome.ok) return outcome.reply;
-          const saved = outcome.result;
-          await rules.afterWrite?.({ ...change, saved }, wctx);
-          return success(withConfirm(show(saved), outcome));
-        });
-      }
-
-      return failure(MSG.invalid, { action: 'validation.option' });
-    },
-  );
+    write: writer,
+  };
 }
 
 function registerSingleton(
@@ -261,7 +311,7 @@ function registerSingleton(
   store: SingletonStore,
   rules: EntityRules,
   journalOnly: boolean,
-): void {
+): EntityHandlers {
   const url = `/api/${entity.path}`;
   const { read, write } = policies(entity);
   const keepers = keepWhenEmptyFields(entity);
@@ -270,50 +320,49 @@ function registerSingleton(
   const reader = async () => success(publicRecord(entity, await current()));
   app.get(url, { config: { policy: read, doc: { entity: entity.name } }, schema: { response: { 200: recordReply(entity) } } }, reader);
 
-  app.post(
-    url,
-    { config: { policy: write, doc: writeDoc(entity) } },
-    async (request) => {
-      const body = request.body ?? {};
-      if (!plainObject(body)) return failure(MSG.invalid);
-      const action = body.action ?? 'update';
-      if (action === 'get') return reader();
-      if (action !== 'update') return failure(MSG.invalid, { action: 'validation.option' });
-      const previous = await store.read();
-      const input = without(body, ['action']);
-      // Secrets sent empty keep their stored value; the rest of the record is replaced.
-      const unset: string[] = [];
-      for (const field of keepers) {
-        if (input[field] !== undefined && input[field] !== '') continue;
-        if (previous?.[field] !== undefined) input[field] = previous[field];
-        else unset.push(field);
-      }
-      const parsed = writeSchema(entity, 'update').safeParse(input);
-      // A secret with nothing stored yet has nothing to keep: it must pass its own rules.
-      const errors = parsed.success ? {} : fieldErrors(parsed.error);
-      for (const field of unset) {
-        const own = z.object({ [field]: entity.schema.shape[field] as z.ZodType }).safeParse({ [field]: input[field] });
-        if (!own.success) errors[field] ??= fieldErrors(own.error)[field] ?? 'validation.required';
-      }
-      if (!parsed.success || Object.keys(errors).length > 0) return failure(MSG.invalid, errors);
-      const wctx = context(request, ctx);
-      return guarded(async () => {
-        const change: EntityChange = { mode: 'update', record: parsed.data as EntityRow, previous };
-        const refused = await rules.checkWrite?.(change, wctx);
-        if (refused) return refused;
-        const outcome = await ctx.config.write({
-          entity,
-          actor: actorOf(request),
-          journalOnly,
-          intent: [{ entity: entity.name, id: '', action: 'update', before: previous, after: change.record }],
-          mutate: () => store.write(change.record),
-          describe: (saved) => [{ entity: entity.name, id: '', action: 'update', before: previous, after: saved }],
-        });
-        if (!outcome.ok) return outcome.reply;
-        const saved = outcome.result;
-        await rules.afterWrite?.({ ...change, saved }, wctx);
-        return success(withConfirm(publicRecord(entity, saved), outcome));
+  const writer = async (request: FastifyRequest, body: EntityRow) => {
+    const action = body.action ?? 'update';
+    if (action === 'get') return reader();
+    if (action !== 'update') return failure(MSG.invalid, { action: 'validation.option' });
+    const previous = await store.read();
+    const input = without(body, ['action']);
+    // Secrets sent empty keep their stored value; the rest of the record is replaced.
+    const unset: string[] = [];
+    for (const field of keepers) {
+      if (input[field] !== undefined && input[field] !== '') continue;
+      if (previous?.[field] !== undefined) input[field] = previous[field];
+      else unset.push(field);
+    }
+    const parsed = writeSchema(entity, 'update').safeParse(input);
+    // A secret with nothing stored yet has nothing to keep: it must pass its own rules.
+    const errors = parsed.success ? {} : fieldErrors(parsed.error);
+    for (const field of unset) {
+      const own = z.object({ [field]: entity.schema.shape[field] as z.ZodType }).safeParse({ [field]: input[field] });
+      if (!own.success) errors[field] ??= fieldErrors(own.error)[field] ?? 'validation.required';
+    }
+    if (!parsed.success || Object.keys(errors).length > 0) return failure(MSG.invalid, errors);
+    const wctx = context(request, ctx);
+    return guarded(async () => {
+      const change: EntityChange = { mode: 'update', record: parsed.data as EntityRow, previous };
+      const refused = await rules.checkWrite?.(change, wctx);
+      if (refused) return refused;
+      const outcome = await ctx.config.write({
+        entity,
+        actor: actorOf(request),
+        journalOnly,
+        intent: [{ entity: entity.name, id: '', action: 'update', before: previous, after: change.record }],
+        mutate: () => store.write(change.record),
+        describe: (saved) => [{ entity: entity.name, id: '', action: 'update', before: previous, after: saved }],
       });
-    },
-  );
+      if (!outcome.ok) return outcome.reply;
+      const saved = outcome.result;
+      await rules.afterWrite?.({ ...change, saved }, wctx);
+      return success(withConfirm(publicRecord(entity, saved), outcome));
+    });
+  };
+  app.post(url, { config: { policy: write, doc: writeDoc(entity) } }, async (request) => {
+    const body = request.body ?? {};
+    return plainObject(body) ? writer(request, body) : failure(MSG.invalid);
+  });
+  return { read: async () => publicRecord(entity, await current()), write: writer };
 }

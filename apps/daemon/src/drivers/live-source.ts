@@ -6,6 +6,8 @@ import {
   CHART_RANGES,
   type ChartRange,
   type Dashboard,
+  type InterfaceProto,
+  type InterfaceRole,
   type LoadPoint,
   type LoadSeries,
   type NetifList,
@@ -29,8 +31,28 @@ export interface LiveStatusSource {
   system(): SystemInfo;
   /** The network state behind the status pages, when the source simulates a whole device. */
   network?: NetworkFacts;
+  /**
+   * A simulated device brings up the interfaces of the configuration: from this call on, its
+   * links are the ones `read` gives (an interface added, removed or renamed there appears or
+   * goes in its live status). Real devices read their links from the system instead.
+   */
+  followConfiguration?(read: () => readonly ConfiguredLink[]): void;
   /** Stops the sampling timer and saves what must survive a restart. Idempotent. */
   stop(): void;
+}
+
+/** One interface as the configuration has it. */
+export interface ConfiguredLink {
+  ifname: string;
+  role: InterfaceRole;
+  proto: InterfaceProto;
+  enabled: boolean;
+  hwport: readonly string[];
+  /** Static addresses; empty for DHCP and PPPoE. */
+  ipaddr: string;
+  netmask: string;
+  gateway: string;
+  mtu: number;
 }
 
 /** Version the device reports on its dashboard and system page. */

@@ -50,4 +50,6 @@ export const MSG = {
   notFound: 'msg.notFound',
   changePassword: 'msg.changePassword',
   nameExists: 'msg.nameExists',
+  /** An action of a function this device does not have yet (disks, logs, licence activation). */
+  notAvailableYet: 'msg.notAvailableYet',
 } as const;

@@ -102,3 +102,28 @@ export function entityFormAt(route: string, segment: string): (EntityFormRoute &
   }
   return undefined;
 }
+
+/**
+ * A spec §7 path that reads and writes several entities at once (the spec's name for an area
+ * whose entities have finer paths of their own): its GET answers every section, its POST
+ * writes the one its body's `section` names, as that entity's own path would.
+ */
+export interface EntityGroup {
+  path: string;
+  sections: Readonly<Record<string, AnyEntity>>;
+}
+
+export const ENTITY_GROUPS: readonly EntityGroup[] = [
+  {
+    path: 'firewall',
+    sections: {
+      redirect: firewallPortMapping as unknown as AnyEntity,
+      nat: firewallNat as unknown as AnyEntity,
+      filter: firewallAcl as unknown as AnyEntity,
+      lanforward: firewallLanForward as unknown as AnyEntity,
+    },
+  },
+  { path: 'auth/bwlist', sections: { whitelist: hotspotWhitelist as unknown as AnyEntity, blacklist: hotspotBlacklist as unknown as AnyEntity } },
+  // The authentication configuration (spec §3 "Auth config"): the zones with their model, and the web portal.
+  { path: 'auth', sections: { zone: hotspotZone as unknown as AnyEntity, webportal: hotspotPortal as unknown as AnyEntity } },
+];

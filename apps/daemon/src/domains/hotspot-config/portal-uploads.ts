@@ -131,24 +131,40 @@ export async function registerPortalUploadRoutes(app: FastifyInstance, ctx: AppC
   await app.register(async (scope) => {
     await scope.register(fastifyMultipart, { limits: { fileSize: ZIP_LIMITS.archiveBytes, files: 1, parts: 2 } });
 
-    scope.get('/api/portal/files', { config: { policy: { module: 'localportal', effect: 'read' }, doc: { summary: 'Uploaded portal files' } } }, async () =>
-      success(readPortalFiles(ctx.settings.stateDir)),
-    );
+    const storedFiles = () => readPortalFiles(ctx.settings.stateDir);
+    const remove = (kinds: readonly PortalFileKind[], body: { action?: unknown; kind?: unknown }) => {
+      if (body.action !== 'delete') return failure(MSG.invalid, { action: 'validation.option' });
+      if (!kinds.includes(body.kind as PortalFileKind)) return failure(MSG.invalid, { kind: 'validation.option' });
+      const kind = body.kind as PortalFileKind;
+      const stored = storedFiles();
+      if (!stored[kind]) return failure(MSG.notFound);
+      delete stored[kind];
+      writeMeta(dir, stored);
+      rmSync(join(dir, kind), { recursive: true, force: true });
+      return success(stored);
+    };
+    // The portal's pictures as spec §7 names them (auth/image): the picture and the logo.
+    const images = () => {
+      const { picture, logo } = storedFiles();
+      return { ...(picture ? { picture } : {}), ...(logo ? { logo } : {}) };
+    };
+    const IMAGE_KINDS = ['picture', 'logo'] as const;
 
+    scope.get('/api/portal/files', { config: { policy: { module: 'localportal', effect: 'read' }, doc: { summary: 'Uploaded portal files' } } }, async () => success(storedFiles()));
     scope.post(
       '/api/portal/files',
       { config: { policy: { module: 'localportal', effect: 'write' }, doc: { summary: 'action=delete with kind: picture, logo or custom' } } },
+      async (request) => remove(PORTAL_FILE_KINDS, (request.body ?? {}) as { action?: unknown; kind?: unknown }),
+    );
+    scope.get('/api/auth/image', { config: { policy: { module: 'localportal', effect: 'read' }, doc: { summary: 'Uploaded portal picture and logo' } } }, async () => success(images()));
+    scope.post(
+      '/api/auth/image',
+      {
+        config: { policy: { module: 'localportal', effect: 'write', actionEffects: { get: 'read' } }, doc: { summary: 'action=get, or action=delete with kind: picture or logo (uploads: portal/upload/<kind>)' } },
+      },
       async (request) => {
         const body = (request.body ?? {}) as { action?: unknown; kind?: unknown };
-        if (body.action !== 'delete') return failure(MSG.invalid, { action: 'validation.option' });
-        if (!PORTAL_FILE_KINDS.includes(body.kind as PortalFileKind)) return failure(MSG.invalid, { kind: 'validation.option' });
-        const kind = body.kind as PortalFileKind;
-        const files = readPortalFiles(ctx.settings.stateDir);
-        if (!files[kind]) return failure(MSG.notFound);
-        delete files[kind];
-        writeMeta(dir, files);
-        rmSync(join(dir, kind), { recursive: true, force: true });
-        return success(files);
+        return body.action === 'get' ? success(images()) : remove(IMAGE_KINDS, body);
       },
     );
 
@@ -161,7 +177,7 @@ export async function registerPortalUploadRoutes(app: FastifyInstance, ctx: AppC
             const upload = await readUpload(request, kind);
             checkName(kind, upload.name);
             mkdirSync(dir, { recursive: true, mode: 0o755 });
-            const files = readPortalFiles(ctx.settings.stateDir);
+            const files = storedFiles();
             if (kind === 'custom') {
               const staging = join(dir, `custom.${process.pid}.${Date.now()}.new`);
               let extracted: { files: number; bytes: number };

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { isIpv4, isMac } from '@portico/schema';
+import { isIpv4, isMac, MSG } from '@portico/schema';
 import { envelope, failure, success } from '../../plugins/api-envelope.js';
 import type { HotspotEngine } from './hotspot-engine.js';
 
@@ -40,6 +40,9 @@ const actionBody = z.discriminatedUnion('action', [
   z.object({ action: z.literal('blacklist'), mac: z.string().refine(isMac, { error: 'validation.mac' }) }),
   z.object({ action: z.literal('unblock'), mac: z.string().refine(isMac, { error: 'validation.mac' }) }),
 ]);
+
+/** Actions of spec §7 POST status/user whose functions the device does not have yet. */
+const LATER_STATUS_ACTIONS = ['format', 'savelog'] as const;
 
 /**
  * The online-user page's data and actions (/sysstatus/authuserinfo): kick off, speed limit
@@ -90,26 +93,26 @@ export function registerHotspotAdminRoutes(root: FastifyInstance, engine: Hotspo
     },
   );
 
+  const act = async (body: z.infer<typeof actionBody>) => {
+    switch (body.action) {
+      case 'kickoff':
+        return (await engine.kick(body.ip)) ? success() : failure('msg.notFound');
+      case 'ratelimit':
+        return (await engine.rateLimit(body.ip, body.upKbps, body.downKbps)) ? success() : failure('msg.notFound');
+      case 'blacklist':
+        await engine.block(body.mac.toLowerCase());
+        return success();
+      case 'unblock':
+        await engine.unblock(body.mac.toLowerCase());
+        return success();
+    }
+  };
+  app.post('/api/hotspot/online', { config: { policy: { module: 'authuserinfo', effect: 'action' } }, schema: { body: actionBody } }, async (request) => act(request.body));
+
+  // The spec's §7 path of the same actions; formatting a disk and saving logs come with storage and logs.
   app.post(
-    '/api/hotspot/online',
-    {
-      config: { policy: { module: 'authuserinfo', effect: 'action' } },
-      schema: { body: actionBody },
-    },
-    async (request) => {
-      const body = request.body;
-      switch (body.action) {
-        case 'kickoff':
-          return (await engine.kick(body.ip)) ? success() : failure('msg.notFound');
-        case 'ratelimit':
-          return (await engine.rateLimit(body.ip, body.upKbps, body.downKbps)) ? success() : failure('msg.notFound');
-        case 'blacklist':
-          await engine.block(body.mac.toLowerCase());
-          return success();
-        case 'unblock':
-          await engine.unblock(body.mac.toLowerCase());
-          return success();
-      }
-    },
+    '/api/status/user',
+    { config: { policy: { module: 'authuserinfo', effect: 'action' } }, schema: { body: z.union([actionBody, z.object({ action: z.enum(LATER_STATUS_ACTIONS) })]) } },
+    async (request) => ((LATER_STATUS_ACTIONS as readonly string[]).includes(request.body.action) ? failure(MSG.notAvailableYet) : act(request.body as z.infer<typeof actionBody>)),
   );
 }

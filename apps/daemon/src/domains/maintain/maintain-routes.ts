@@ -8,7 +8,7 @@ import { envelope, failure, success } from '../../plugins/api-envelope.js';
 import { MIGRATIONS } from '../../plugins/db-open.js';
 import type { RoutePolicy } from '../../plugins/route-policy.js';
 import { actorOf } from '../../config/config-write.js';
-import { factorySnapshot } from '../../config/factory-defaults.js';
+import { factoryPortsOf, factorySnapshot } from '../../config/factory-defaults.js';
 import { realScheduler, type Actor, type ConfigSnapshot, type Scheduler } from '../../config/config-types.js';
 import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
 import {
@@ -287,7 +287,7 @@ export async function registerMaintainRoutes(app: FastifyInstance, ctx: AppConte
         if (!parsed.success) return failure(MSG.invalid, fieldErrors(parsed.error));
         const body = parsed.data;
         if (body.action === 'download') return download(request, reply, body.passphrase || undefined);
-        const outcome = replaceForRestart(factorySnapshot(settings.factoryLanPorts), 'clear', actorOf(request), 'factory reset');
+        const outcome = replaceForRestart(factorySnapshot(factoryPortsOf(settings)), 'clear', actorOf(request), 'factory reset');
         if (!outcome.ok) return outcome.reply;
         awaitingRestart = { revision: outcome.revision, reason: 'reset' };
         return success({ revision: outcome.revision, ...startReboot(request, 'factory reset: rebooting') });

@@ -1,5 +1,5 @@
 import { defineDomain } from '../../config/domain-module.js';
-import { seedFactoryNetwork } from '../../config/factory-defaults.js';
+import { factoryPortsOf, seedFactoryNetwork } from '../../config/factory-defaults.js';
 import { networkBindings, networkDomain } from './network-domain.js';
 import { networkLinuxActivation, networkOpenwrtActivation } from './network-activation.js';
 import { NETWORK_FORMATS } from './network-formats.js';
@@ -17,6 +17,6 @@ export const networkModule = defineDomain({
   configDomains: ({ settings, contributions }) => [networkDomain(settings, contributions(RULESET_PARTS))],
   activation: { linux: networkLinuxActivation, openwrt: networkOpenwrtActivation },
   bindings: (ctx) => networkBindings(ctx.db),
-  seed: (ctx) => void seedFactoryNetwork(ctx.db, ctx.settings.factoryLanPorts, ctx.now),
+  seed: (ctx) => void seedFactoryNetwork(ctx.db, factoryPortsOf(ctx.settings), ctx.now),
   register: (app, ctx) => registerReconnectRoutes(app, ctx),
 });

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import {
   arpInfoQuerySchema,
   arpInfoSchema,
@@ -11,13 +12,17 @@ import {
   monitoringQuerySchema,
   monitoringSchema,
   MSG,
+  neighbourSchema,
+  networkInterface,
   systemRouteListSchema,
+  type NetworkInterface,
   systemRouteQuerySchema,
 } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
 import { envelope, failure, success } from '../../plugins/api-envelope.js';
 import type { ConfigSnapshot, SnapshotRow } from '../../config/config-types.js';
-import { LOAD_SAMPLE_MS, type NetworkFacts } from '../../drivers/live-source.js';
+import { LOAD_SAMPLE_MS, type ConfiguredLink, type NetworkFacts } from '../../drivers/live-source.js';
+import { configRowCollection } from '../../config/entity-store.js';
 import { createLinuxNetworkFacts } from '../../drivers/linux/linux-live.js';
 import { NETWORK_FILES, networkConfigOf } from '../network/network-public.js';
 import { NetworkStatus } from './status-network.js';
@@ -32,6 +37,11 @@ function currentSnapshot(ctx: AppContext): ConfigSnapshot {
   const out: Record<string, SnapshotRow[]> = {};
   for (const row of rows) (out[row.entity] ??= []).push({ id: row.id, data: JSON.parse(row.data) as Record<string, unknown> });
   return out;
+}
+
+function configuredLink(row: NetworkInterface): ConfiguredLink {
+  const { ifname, role, proto, enabled, hwport, ipaddr, netmask, gateway, mtu } = row;
+  return { ifname, role, proto, enabled, hwport, ipaddr, netmask, gateway, mtu };
 }
 
 /** The driver's network facts: the simulated device's own, or the real system's under the system root. */
@@ -53,6 +63,9 @@ export function networkFactsFor(ctx: AppContext): NetworkFacts {
 export function registerNetworkStatusRoutes(root: FastifyInstance, ctx: AppContext, facts: NetworkFacts = networkFactsFor(ctx)): NetworkStatus {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const status = new NetworkStatus({ facts, live: ctx.live, config: () => networkConfigOf(currentSnapshot(ctx)), now: ctx.now });
+  // A simulated device has the links its configuration names, like a real one.
+  const interfaces = configRowCollection(ctx.db, networkInterface.name, ctx.now);
+  ctx.live.followConfiguration?.(() => (interfaces.list() as unknown as NetworkInterface[]).map(configuredLink));
 
   status.sampleTraffic();
   const timer = setInterval(() => status.sampleTraffic(), LOAD_SAMPLE_MS);
@@ -66,6 +79,15 @@ export function registerNetworkStatusRoutes(root: FastifyInstance, ctx: AppConte
       schema: { querystring: dhcpLeaseQuerySchema, response: { 200: envelope(dhcpLeaseListSchema) } },
     },
     async (request) => success(await status.dhcpLeases(request.query)),
+  );
+
+  app.get(
+    '/api/arplist',
+    {
+      config: { policy: { module: ['arpbind', 'arpinfo'], effect: 'read' } },
+      schema: { response: { 200: envelope(z.object({ items: z.array(neighbourSchema), total: z.number().int() })) } },
+    },
+    async () => success(await status.arpList()),
   );
 
   app.get(

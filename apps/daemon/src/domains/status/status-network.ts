@@ -229,12 +229,13 @@ export class NetworkStatus {
     };
   }
 
-  async arpInfo(query: ArpInfoQuery): Promise<ArpInfo> {
+  /** The neighbour table with host names and ARP binding matches. */
+  private async neighbourRows(): Promise<Neighbour[]> {
     const config = this.options.config();
     const [neighbours, leases] = await Promise.all([this.options.facts.neighbours(), this.options.facts.leases()]);
     const bindings = new Map(config.arpBinds.map((b) => [b.ip, b.mac.toLowerCase()]));
     const names = new Map(leases.filter((l) => l.hostname).map((l) => [l.mac, l.hostname]));
-    const all: Neighbour[] = neighbours.map((n) => {
+    return neighbours.map((n) => {
       const bound = n.family === '4' ? bindings.get(n.ip) : undefined;
       return {
         ip: n.ip,
@@ -247,6 +248,18 @@ export class NetworkStatus {
         hostname: n.mac ? (names.get(n.mac) ?? '') : '',
       };
     });
+  }
+
+  /** The ARP list (spec §7 `arplist`): every resolved IPv4 neighbour, what an ARP binding is made from. */
+  async arpList(): Promise<{ items: Neighbour[]; total: number }> {
+    const items = (await this.neighbourRows())
+      .filter((n) => n.family === '4' && n.mac !== '')
+      .sort((a, b) => a.interface.localeCompare(b.interface) || ipOrder(a.ip, b.ip));
+    return { items, total: items.length };
+  }
+
+  async arpInfo(query: ArpInfoQuery): Promise<ArpInfo> {
+    const all = await this.neighbourRows();
     const q = query.q.trim().toLowerCase();
     const selected = all
       .filter((n) => (query.family === 'all' || n.family === query.family) && (query.interface === '' || n.interface === query.interface))

@@ -5,14 +5,18 @@ import {
   chartRangeSchema,
   dashboardSchema,
   loadSeriesSchema,
+  MSG,
   netifListSchema,
   onlineUserListSchema,
   registrationSchema,
   systemInfoSchema,
 } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
-import { envelope, success } from '../../plugins/api-envelope.js';
+import { envelope, failure, success } from '../../plugins/api-envelope.js';
 import { registerNetworkStatusRoutes } from './status-network-routes.js';
+
+/** A write's action (spec §7: `update` unless another is given); other fields are the action's own. */
+const actionBody = z.object({ action: z.string().max(32).default('update') }).passthrough().optional();
 
 /**
  * Live data reads (spec §3 "Dashboard", "Statistics"). Each read belongs to the pages that show
@@ -75,6 +79,30 @@ export function registerStatusRoutes(root: FastifyInstance, ctx: AppContext): vo
       schema: { response: { 200: envelope(systemInfoSchema) } },
     },
     async () => success(live.system()),
+  );
+
+  // The configuration's state as the status pages show it: its latest revision, and the change
+  // waiting for its confirmation, if any (spec §7 POST status/config, action get).
+  app.post(
+    '/api/status/config',
+    {
+      config: { policy: { module: ['dashboard', 'systemmaintain'], effect: 'write', actionEffects: { get: 'read' } } },
+      schema: { body: actionBody },
+    },
+    async (request) =>
+      request.body?.action === 'get'
+        ? success({ revision: ctx.config.journal.latestId() ?? null, pending: ctx.config.status() })
+        : failure(MSG.invalid, { action: 'validation.option' }),
+  );
+
+  // Licence activation needs the vendor's licence service, which this device does not have.
+  app.post(
+    '/api/registration',
+    {
+      config: { policy: { module: 'license', effect: 'write', actionEffects: { get: 'read' } } },
+      schema: { body: actionBody },
+    },
+    async (request) => (request.body?.action === 'get' ? success(live.registration()) : failure(MSG.notAvailableYet)),
   );
 
   registerNetworkStatusRoutes(root, ctx);

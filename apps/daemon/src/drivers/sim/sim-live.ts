@@ -20,6 +20,7 @@ import {
   deviceTimezone,
   localIsoTime,
   round1,
+  type ConfiguredLink,
   type LiveStatusSource,
   type LoadValues,
 } from '../live-source.js';
@@ -53,10 +54,14 @@ const SIM_ARCH = 'x86_64';
 const OWN_CONNS = 12;
 /** After a longer pause (host asleep), time beyond the last hour is bridged from the model. */
 const MAX_CATCHUP_MS = 3600_000;
-/** Mean time between drops of the second WAN link, and how long a drop lasts. */
-const WAN2_MEAN_UP_S = 10 * 3600;
-const WAN2_DOWN_MIN_S = 20;
-const WAN2_DOWN_MAX_S = 120;
+/** Mean time between drops of every WAN link but the first, and how long a drop lasts. */
+const SPARE_WAN_MEAN_UP_S = 10 * 3600;
+const WAN_DOWN_MIN_S = 20;
+const WAN_DOWN_MAX_S = 120;
+/** Share of WAN traffic each line carries, in line order, when all are up. */
+const WAN_WEIGHTS = [0.62, 0.38, 0.3] as const;
+/** Upstream networks of the simulated lines, one per WAN in order (documentation ranges). */
+const UPSTREAMS = ['203.0.113', '198.51.100', '192.0.2'] as const;
 const DAY_MS = 86_400_000;
 
 /*
@@ -70,6 +75,9 @@ const AVG_CLIENT_CONNS = 9.5;
 
 interface SimPort {
   ifname: string;
+  /** What the link was brought up from: a change of it brings the link up anew. */
+  key: string;
+  enabled: boolean;
   role: InterfaceRole;
   proto: InterfaceProto;
   ipaddr: string;
@@ -97,6 +105,23 @@ function prefixNetmask(bits: number): string {
 function factoryLan(): { prefix: string; netmask: string } {
   const [address = '192.168.11.0', bits = '24'] = FACTORY_NETWORK.split('/');
   return { prefix: `${address.split('.').slice(0, 3).join('.')}.`, netmask: prefixNetmask(Number(bits)) };
+}
+
+/** The position of a port in its name (`eth2` is 2): its MAC is the device's plus it. */
+function portIndex(name: string): number {
+  const digits = /(\d+)$/.exec(name)?.[1];
+  return digits ? Number(digits) % 256 : [...name].reduce((n, ch) => (n + ch.charCodeAt(0)) % 256, 0);
+}
+
+/**
+ * The address a configured link holds: its own when static; a DHCP lease (a /24) or a PPPoE
+ * point-to-point address from the upstream network of its line otherwise, fixed by the seed.
+ */
+function simAddress(link: ConfiguredLink, wanIndex: number, seed: number): Pick<SimPort, 'ipaddr' | 'netmask' | 'gateway'> {
+  if (link.proto === 'static') return { ipaddr: link.ipaddr, netmask: link.netmask, gateway: link.gateway };
+  const net = UPSTREAMS[Math.max(0, wanIndex) % UPSTREAMS.length]!;
+  const host = 2 + Math.floor(seededRandom(seed ^ Math.imul(wanIndex + 2, 0x9e3779b1))() * 250);
+  return { ipaddr: `${net}.${host}`, netmask: link.proto === 'pppoe' ? '255.255.255.255' : '255.255.255.0', gateway: `${net}.1` };
 }
 
 const cpuBase = (level: number) => 4 + 18 * level;
@@ -137,24 +162,44 @@ export function createSimLive(options: SimLiveOptions): LiveStatusSource {
   };
 
   const byte = () => 2 + Math.floor(seeded() * 250);
-  const ports: SimPort[] = [
-    {
-      ifname: 'wan1', role: 'wan', proto: 'pppoe', ipaddr: `203.0.113.${byte()}`, netmask: '255.255.255.255',
-      gateway: '203.0.113.1', mac: macWithOffset(identity.mac, 1), mtu: 1492, weight: 0.62,
-      up: true, upSince: startedAt, downUntil: 0, rxBytes: 0, txBytes: 0, rxRate: 0, txRate: 0,
-    },
-    {
-      ifname: 'wan2', role: 'wan', proto: 'dhcp', ipaddr: `198.51.100.${byte()}`, netmask: '255.255.255.0',
-      gateway: '198.51.100.1', mac: macWithOffset(identity.mac, 2), mtu: 1500, weight: 0.38,
-      up: true, upSince: startedAt, downUntil: 0, rxBytes: 0, txBytes: 0, rxRate: 0, txRate: 0,
-    },
-    {
-      ifname: 'lan', role: 'lan', proto: 'static', ipaddr: `${lan.prefix}1`, netmask: lan.netmask,
-      gateway: '', mac: identity.mac, mtu: 1500, weight: 0,
-      up: true, upSince: startedAt, downUntil: 0, rxBytes: 0, txBytes: 0, rxRate: 0, txRate: 0,
-    },
+  const simPort = (link: Omit<SimPort, 'up' | 'enabled' | 'upSince' | 'downUntil' | 'rxBytes' | 'txBytes' | 'rxRate' | 'txRate' | 'key'>): SimPort => ({
+    ...link, key: '', up: true, enabled: true, upSince: startedAt, downUntil: 0, rxBytes: 0, txBytes: 0, rxRate: 0, txRate: 0,
+  });
+  // Until the daemon hands it its configuration, the simulator shows a device of two WANs and a LAN.
+  let ports: SimPort[] = [
+    simPort({ ifname: 'wan1', role: 'wan', proto: 'pppoe', ipaddr: `203.0.113.${byte()}`, netmask: '255.255.255.255', gateway: '203.0.113.1', mac: macWithOffset(identity.mac, 1), mtu: 1492, weight: WAN_WEIGHTS[0] }),
+    simPort({ ifname: 'wan2', role: 'wan', proto: 'dhcp', ipaddr: `198.51.100.${byte()}`, netmask: '255.255.255.0', gateway: '198.51.100.1', mac: macWithOffset(identity.mac, 2), mtu: 1500, weight: WAN_WEIGHTS[1] }),
+    simPort({ ifname: 'lan', role: 'lan', proto: 'static', ipaddr: `${lan.prefix}1`, netmask: lan.netmask, gateway: '', mac: identity.mac, mtu: 1500, weight: 0 }),
   ];
-  const [wan1, wan2, lanPort] = ports as [SimPort, SimPort, SimPort];
+  const wanPorts = () => ports.filter((p) => p.role === 'wan');
+  /** The link the clients are on: the first LAN-side one. */
+  const clientPort = () => ports.find((p) => p.role !== 'wan');
+
+  let readConfigured: (() => readonly ConfiguredLink[]) | null = null;
+  /** Brings the links in line with the configuration: new ones come up now, removed ones go. */
+  const followLinks = (at: number) => {
+    if (!readConfigured) return;
+    let wans = 0;
+    ports = readConfigured().map((link) => {
+      const index = link.role === 'wan' ? wans++ : -1;
+      const address = simAddress(link, index, seed);
+      const key = JSON.stringify([link.role, link.proto, link.hwport, address]);
+      const kept = ports.find((p) => p.ifname === link.ifname && p.key === key);
+      const next: SimPort = kept ?? {
+        ...simPort({ ifname: link.ifname, role: link.role, proto: link.proto, ...address, mac: macWithOffset(identity.mac, portIndex(link.hwport[0] ?? '')), mtu: link.mtu, weight: 0 }),
+        key,
+        upSince: at,
+      };
+      next.mtu = link.mtu;
+      next.weight = index >= 0 ? (WAN_WEIGHTS[index] ?? WAN_WEIGHTS[WAN_WEIGHTS.length - 1]!) : 0;
+      if (next.enabled !== link.enabled) {
+        next.enabled = link.enabled;
+        next.up = link.enabled;
+        next.upSince = at;
+      }
+      return next;
+    });
+  };
 
   /** Time of the latest state, on the sample grid. */
   let t = Math.floor(startedAt / LOAD_SAMPLE_MS) * LOAD_SAMPLE_MS;
@@ -187,29 +232,38 @@ export function createSimLive(options: SimLiveOptions): LiveStatusSource {
       conns += c.conns;
     }
 
-    if (wan2.up && rng() < dtSec / WAN2_MEAN_UP_S) {
-      wan2.up = false;
-      wan2.downUntil = at + (WAN2_DOWN_MIN_S + rng() * (WAN2_DOWN_MAX_S - WAN2_DOWN_MIN_S)) * 1000;
-    } else if (!wan2.up && at >= wan2.downUntil) {
-      wan2.up = true;
-      wan2.upSince = at;
+    const wans = wanPorts();
+    // Every line but the first drops now and then, for a minute or two.
+    for (const line of wans.slice(1)) {
+      if (!line.enabled) continue;
+      if (line.up && rng() < dtSec / SPARE_WAN_MEAN_UP_S) {
+        line.up = false;
+        line.downUntil = at + (WAN_DOWN_MIN_S + rng() * (WAN_DOWN_MAX_S - WAN_DOWN_MIN_S)) * 1000;
+      } else if (!line.up && at >= line.downUntil) {
+        line.up = true;
+        line.upSince = at;
+      }
     }
-    const wanWeight = [wan1, wan2].reduce((sum, p) => sum + (p.up ? p.weight : 0), 0);
-    for (const port of [wan1, wan2]) {
+    const wanWeight = wans.reduce((sum, p) => sum + (p.up ? p.weight : 0), 0);
+    for (const port of wans) {
       const share = port.up && wanWeight > 0 ? port.weight / wanWeight : 0;
       port.rxRate = share > 0 ? Math.round(wanRx(down) * share) : 0;
       port.txRate = share > 0 ? Math.round(wanTx(up) * share) : 0;
     }
-    // The LAN side carries client traffic plus the console, DHCP and DNS of the router itself.
-    lanPort.rxRate = Math.round(up + 200 + rng() * 300);
-    lanPort.txRate = Math.round(down + 300 + rng() * 500);
+    // The clients' link carries their traffic plus the console, DHCP and DNS of the router itself.
+    for (const port of ports) {
+      if (port.role === 'wan') continue;
+      const clients = port === clientPort();
+      port.rxRate = port.up ? Math.round((clients ? up : 0) + 200 + rng() * 300) : 0;
+      port.txRate = port.up ? Math.round((clients ? down : 0) + 300 + rng() * 500) : 0;
+    }
     for (const port of ports) {
       port.rxBytes += port.rxRate * dtSec;
       port.txBytes += port.txRate * dtSec;
     }
 
-    const wanDown = wan1.rxRate + wan2.rxRate;
-    const wanUp = wan1.txRate + wan2.txRate;
+    const wanDown = wans.reduce((sum, p) => sum + p.rxRate, 0);
+    const wanUp = wans.reduce((sum, p) => sum + p.txRate, 0);
     gauges.cpuNoise = 0.9 * gauges.cpuNoise + gaussian(rng) * 1.2;
     gauges.cpu = clamp(cpuBase(level) + cpuForTraffic(wanDown + wanUp) + gauges.cpuNoise, 1, 99);
     gauges.memoryNoise = clamp(0.995 * gauges.memoryNoise + gaussian(rng) * 0.08, -4, 4);
@@ -234,6 +288,7 @@ export function createSimLive(options: SimLiveOptions): LiveStatusSource {
   derive(t, 0, seeded);
 
   const advance = (nowMs: number) => {
+    followLinks(nowMs);
     const target = Math.floor(nowMs / LOAD_SAMPLE_MS) * LOAD_SAMPLE_MS;
     if (target <= t) return;
     if (target - t > MAX_CATCHUP_MS) {
@@ -387,6 +442,11 @@ export function createSimLive(options: SimLiveOptions): LiveStatusSource {
         timezone: deviceTimezone(),
         arch: SIM_ARCH,
       };
+    },
+
+    followConfiguration(read) {
+      readConfigured = read;
+      followLinks(now());
     },
 
     stop(): void {
