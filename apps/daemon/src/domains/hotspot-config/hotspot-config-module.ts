@@ -5,7 +5,7 @@ import { registerHotspotConfigRoutes } from './hotspot-config-routes.js';
 /** The hotspot's configuration: local users (own table), portal uploads, the entities' rules. */
 export const hotspotConfigModule = defineDomain({
   name: 'hotspot-config',
-  pages: ['localportal'],
+  pages: ['localportal', 'localuser'],
   bindings: hotspotConfigBindings,
   register: registerHotspotConfigRoutes,
 });
