@@ -112,7 +112,7 @@ describe('factory reset', () => {
     expect(snapshot.networkInterface![0]!.data).toMatchObject({ ifname: 'lan', ipaddr: '192.168.11.1', hwport: ['eth1'] });
     expect(snapshot.dhcpServer![0]!.data).toMatchObject({ interface: 'lan', start: '192.168.11.100', pool_size: 100 });
     const revision = h.app.appContext.config.journal.get(res.data.revision as number)!;
-    expect(revision.summary).toBe('factory reset');
+    expect(revision.summary).toEqual({ key: 'factoryReset' });
 
     const appliesBefore = applier.calls.length;
     timers.runAll();
