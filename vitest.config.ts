@@ -9,6 +9,7 @@ export default defineConfig({
       { test: { name: 'daemon', root: 'apps/daemon', include: ['test/**/*.test.ts'], setupFiles: ['../../tests/support/shell-spy.ts'] } },
       { test: { name: 'console', root: 'apps/console', include: ['test/**/*.test.ts'], setupFiles: ['test/i18n-setup.ts'] } },
       { test: { name: 'portal', root: 'apps/portal', include: ['test/**/*.test.ts'] } },
+      { test: { name: 'scripts', root: 'scripts', include: ['test/**/*.test.ts'] } },
       {
         test: {
           name: 'lab',
