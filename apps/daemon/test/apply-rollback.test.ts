@@ -7,7 +7,7 @@ import { defineEntity, type AnyEntity } from '@portico/schema';
 import { registerEntityRoutes } from '../src/domains/entity/entity-routes.js';
 import type { ConfigApplier, ConfigSnapshot, Scheduler } from '../src/config/config-types.js';
 import { readSummary } from '../src/config/journal-summary.js';
-import { adminClient, get, json, login, post, startDaemon, tempDir, TestClock, type Client, type Harness } from './daemon-harness.js';
+import { adminClient, CONDITION_WAIT, get, json, login, post, startDaemon, tempDir, TestClock, type Client, type Harness } from './daemon-harness.js';
 
 /** An interface-like entity: a write can cut the administrator off. */
 const sampleLink = defineEntity({
@@ -178,10 +178,10 @@ describe('apply failures revert automatically', () => {
       inFlight--;
     };
     const first = write(h, admin, '/api/sample/rule', { action: 'add', name: 'a', port: 1 });
-    await vi.waitFor(() => expect(applier.calls).toHaveLength(1));
+    await vi.waitFor(() => expect(applier.calls).toHaveLength(1), CONDITION_WAIT);
     const rest = [2, 3, 4].map((port) => write(h, admin, '/api/sample/rule', { action: 'add', name: `r${port}`, port }));
     // All three are written (and journalled) before the first apply ends.
-    await vi.waitFor(() => expect(revisions(h).filter((r) => r.summary.key === 'changes' && r.summary.groups[0]?.entity === 'sampleRule' && r.summary.groups[0].action === 'add')).toHaveLength(4));
+    await vi.waitFor(() => expect(revisions(h).filter((r) => r.summary.key === 'changes' && r.summary.groups[0]?.entity === 'sampleRule' && r.summary.groups[0].action === 'add')).toHaveLength(4), CONDITION_WAIT);
     release();
     for (const reply of await Promise.all([first, ...rest])) expect(reply.success).toBe(true);
     expect(most).toBe(1);
@@ -297,7 +297,7 @@ describe('apply with rollback: changes that can cut the administrator off', () =
     applier.calls = [];
     h.clock.advance(45);
     timers.fire();
-    await vi.waitFor(() => expect(applier.calls).toHaveLength(1));
+    await vi.waitFor(() => expect(applier.calls).toHaveLength(1), CONDITION_WAIT);
     expect(applier.calls[0]!.domains).toEqual(['links']);
     expect(lastRevision(h)).toMatchObject({ user: 'system', summary: { key: 'notConfirmed' } });
     expect(await names(h, admin)).toEqual(['lan=192.168.1.1']);
@@ -308,9 +308,11 @@ describe('apply with rollback: changes that can cut the administrator off', () =
 
   test('with the real timer and a short window, the change is reverted by itself', async () => {
     const { h, admin } = await boot({ PORTICO_CONFIRM_SECONDS: '1' }, { realTimers: true });
-    await write(h, admin, '/api/sample/link', { action: 'add', name: 'lan', address: '192.168.1.1' });
-    expect(pendingRows(h)).toHaveLength(1);
-    await vi.waitFor(() => expect(pendingRows(h)).toEqual([]), { timeout: 3000, interval: 50 });
+    // Armed (the reply carries the ticket); on a loaded machine the window may be over already.
+    const added = await write(h, admin, '/api/sample/link', { action: 'add', name: 'lan', address: '192.168.1.1' });
+    expect(added.data.confirm).toMatchObject({ seconds: 1 });
+    await vi.waitFor(() => expect(pendingRows(h)).toEqual([]), CONDITION_WAIT);
+    await vi.waitFor(async () => expect(await names(h, admin)).toEqual([]), CONDITION_WAIT);
     expect(await names(h, admin)).toEqual([]);
     expect(lastRevision(h).summary).toEqual({ key: 'notConfirmed' });
   });
@@ -361,7 +363,7 @@ describe('apply with rollback: changes that can cut the administrator off', () =
     expect(reverted).toEqual({ success: true, data: { revision: expect.any(Number), confirm: expect.objectContaining({ seconds: 90 }) } });
     expect(await names(h, admin)).toEqual(['lan=192.168.1.1']);
     timers.fire();
-    await vi.waitFor(() => expect(pendingRows(h)).toEqual([]));
+    await vi.waitFor(() => expect(pendingRows(h)).toEqual([]), CONDITION_WAIT);
     expect(await names(h, admin)).toEqual(['lan=192.168.1.2']);
   });
 });
