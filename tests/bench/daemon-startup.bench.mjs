@@ -45,7 +45,10 @@ function listening(child, port, pollMs, label) {
     let exited = false;
     child.once('exit', (code, signal) => {
       exited = true;
-      fail(new Error(`${label} exited (${signal ?? `status ${code}`}) before listening${stderr ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`));
+      // Node's report of an uncaught error: the `Error: …` line says what went wrong.
+      const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('Node.js v'));
+      const why = lines.find((l) => /^\w*Error\b/.test(l)) ?? lines.at(-1);
+      fail(new Error(`${label} exited (${signal ?? `status ${code}`}) before listening${why ? `: ${why}` : ''}`));
     });
     (async () => {
       while (!exited && !(await canConnect(port))) await new Promise((r) => setTimeout(r, pollMs));
