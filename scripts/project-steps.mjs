@@ -17,8 +17,13 @@ export function step(label, status) {
 }
 
 export function install() {
-  // --frozen-lockfile: a fresh clone gets exactly what was tested.
-  step('install', pnpm(['install', '--frozen-lockfile', '--reporter=append-only']));
+  // --frozen-lockfile: a fresh clone gets exactly what was tested. From the store alone first,
+  // so a machine whose store holds every package installs without the registry; what the
+  // store lacks is then fetched (--prefer-offline: the registry only for what is missing).
+  const args = ['install', '--frozen-lockfile', '--reporter=append-only'];
+  if (pnpm([...args, '--offline']) === 0) return;
+  console.log('\nSome packages are not in the pnpm store: fetching them from the registry.');
+  step('install', pnpm([...args, '--prefer-offline']));
 }
 
 export function build() {

@@ -14,3 +14,9 @@ export function report(name, figures, budgets) {
   console.log(JSON.stringify({ bench: name, ...figures, budgets, within, pass }));
   return pass;
 }
+
+/** The line of a benchmark that could not measure: why, and `pass: false`. */
+export function reportError(name, error) {
+  const why = error instanceof Error ? error.message : String(error);
+  console.log(JSON.stringify({ bench: name, error: why, pass: false }));
+}

@@ -1,10 +1,10 @@
 // Console bundle weight, gzipped: the initial JS and CSS a first visit loads, and the largest
 // route chunk. Budgets: initial JS <= 180 KB, CSS <= 40 KB, each route chunk <= 30 KB.
 // The captive portal's bundle: <= 80 KB for everything it loads.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { report } from './bench-util.mjs';
+import { report, reportError } from './bench-util.mjs';
 
 const REPO = resolve(import.meta.dirname, '../..');
 
@@ -49,6 +49,11 @@ function analyse(app) {
   };
 }
 
+const missing = ['console', 'portal'].filter((app) => !existsSync(join(REPO, 'apps', app, 'dist', '.vite/manifest.json')));
+if (missing.length > 0) {
+  reportError('console-bundle', `no build of ${missing.join(' and ')} (apps/<app>/dist): run \`npm run build\` (npm run bench builds first)`);
+  process.exit(1);
+}
 const consoleFigures = analyse('console');
 const portal = analyse('portal');
 const pass = report(

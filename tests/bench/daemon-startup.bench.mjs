@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { median, report } from './bench-util.mjs';
+import { median, report, reportError } from './bench-util.mjs';
 import { DAEMON_ENV, DAEMON_NODE_FLAGS } from '../../apps/daemon/launch-flags.mjs';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -34,6 +34,29 @@ function canConnect(port) {
   });
 }
 
+/**
+ * Resolves once the child listens on `port`; rejects, with its last error output, if it exits
+ * first (a daemon that cannot start would otherwise be waited for forever).
+ */
+function listening(child, port, pollMs, label) {
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk) => (stderr = (stderr + chunk).slice(-2000)));
+  return new Promise((done, fail) => {
+    let exited = false;
+    child.once('exit', (code, signal) => {
+      exited = true;
+      // Node's report of an uncaught error: the `Error: …` line says what went wrong.
+      const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('Node.js v'));
+      const why = lines.find((l) => /^\w*Error\b/.test(l)) ?? lines.at(-1);
+      fail(new Error(`${label} exited (${signal ?? `status ${code}`}) before listening${why ? `: ${why}` : ''}`));
+    });
+    (async () => {
+      while (!exited && !(await canConnect(port))) await new Promise((r) => setTimeout(r, pollMs));
+      if (!exited) done();
+    })();
+  });
+}
+
 function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) * 1024;
@@ -46,6 +69,8 @@ const NODE_HTTP_FLOOR = [
   "const s = require('node:http').createServer((q, r) => r.end('{}')); s.listen(Number(process.env.PORTICO_PORT), '127.0.0.1'); process.on('SIGTERM', () => process.exit(0));",
 ];
 
+const programName = (program) => (program[0] === '-e' ? 'the bare Node HTTP server' : program[0]);
+
 async function once(program) {
   const stateDir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
   const port = await freePort();
@@ -53,14 +78,14 @@ async function once(program) {
   const env = { ...process.env, ...DAEMON_ENV, PORTICO_STATE_DIR: stateDir, PORTICO_PORT: String(port), PORTICO_PORTAL_PORT: String(portalPort), PORTICO_HOST: '127.0.0.1', PORTICO_LOG_LEVEL: 'warn' };
   {
     // Warm state: the first start creates the database and the admin account.
-    const first = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...program], { cwd: REPO, env, stdio: 'ignore' });
-    while (!(await canConnect(port))) await new Promise((r) => setTimeout(r, 20));
+    const first = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...program], { cwd: REPO, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    await listening(first, port, 20, programName(program));
     first.kill('SIGTERM');
     await new Promise((r) => first.once('exit', r));
   }
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...program], { cwd: REPO, env, stdio: 'ignore' });
-  while (!(await canConnect(port))) await new Promise((r) => setTimeout(r, 5));
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...program], { cwd: REPO, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  await listening(child, port, 5, programName(program));
   const listenMs = Number(process.hrtime.bigint() - started) / 1e6;
   // Idle: one request has been served (as a console would), then let it settle.
   await fetch(`http://127.0.0.1:${port}/api/changelang`).catch(() => {});
@@ -75,10 +100,15 @@ async function once(program) {
 const runs = [];
 const stackFloor = [];
 const nodeFloor = [];
-for (let i = 0; i < RUNS; i++) {
-  runs.push(await once(DAEMON));
-  stackFloor.push((await once(STACK_FLOOR)).rss);
-  nodeFloor.push((await once(NODE_HTTP_FLOOR)).rss);
+try {
+  for (let i = 0; i < RUNS; i++) {
+    runs.push(await once(DAEMON));
+    stackFloor.push((await once(STACK_FLOOR)).rss);
+    nodeFloor.push((await once(NODE_HTTP_FLOOR)).rss);
+  }
+} catch (error) {
+  reportError('daemon-startup', error);
+  process.exit(1);
 }
 const mb = (values) => Number((median(values) / 1048576).toFixed(1));
 const pass = report(

@@ -54,7 +54,8 @@ export async function startDaemon(env: Record<string, string> = {}): Promise<Run
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  // A bound for a daemon that never listens; on a loaded machine a start can take many seconds.
+  const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`daemon exited ${child.exitCode}:\n${output}`);
     try {

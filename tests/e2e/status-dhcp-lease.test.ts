@@ -36,7 +36,7 @@ describe('DHCP lease page', () => {
       await page.waitForURL('**/dashboard');
       await page.goto(`${daemon.url}/sysstatus/dhcplease`);
       const table = page.getByTestId('dhcp-lease-table');
-      await expect.poll(() => table.locator('tbody tr').count(), { timeout: 15_000 }).toBeGreaterThan(5);
+      await expect.poll(() => table.locator('tbody tr').count()).toBeGreaterThan(5);
       await expect.poll(() => page.getByTestId('dhcp-lease-page').textContent()).toContain('192.168.11.100');
 
       // The simulated clients include names made of markup; they must arrive as text.
@@ -51,7 +51,7 @@ describe('DHCP lease page', () => {
         .poll(async () => {
           const rows = await table.locator('tbody tr').allTextContents();
           return rows.length > 0 && rows.every((r) => r.includes('Free') && !/[0-9a-f]{2}(:[0-9a-f]{2}){5}/.test(r));
-        }, { timeout: 10_000 })
+        })
         .toBe(true);
 
       // And only active leases after choosing "Active".
@@ -60,7 +60,7 @@ describe('DHCP lease page', () => {
         .poll(async () => {
           const rows = await table.locator('tbody tr').allTextContents();
           return rows.length > 0 && rows.every((r) => r.includes('Active') && /[0-9a-f]{2}(:[0-9a-f]{2}){5}/.test(r));
-        }, { timeout: 10_000 })
+        })
         .toBe(true);
       expect(dialogs).toEqual([]);
     } finally {

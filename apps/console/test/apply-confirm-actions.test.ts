@@ -178,7 +178,7 @@ describe('putting the change back', () => {
     const first = actions.restoreAndReload('expired', wait, reload);
     const second = actions.restoreAndReload('expired', wait, reload);
     expect(useApplyConfirmStore.getState()).toMatchObject({ pending: null, restoring: true, outcome: 'expired' });
-    await vi.waitFor(() => expect(readStatus).toHaveBeenCalledOnce());
+    await vi.waitFor(() => expect(readStatus).toHaveBeenCalledOnce(), { timeout: 30_000 });
     expect(reload).not.toHaveBeenCalled();
     release();
     await Promise.all([first, second]);

@@ -41,11 +41,11 @@ afterEach(() => {
 describe('journal calls', () => {
   test('a page: GET sysconf/journal?page=&pageSize=', async () => {
     fetchMock.mockResolvedValueOnce(
-      reply({ success: true, data: { items: [{ id: 5, at: 1000, user: 'admin', source_ip: '::1', summary: 's' }], total: 31 } }),
+      reply({ success: true, data: { items: [{ id: 5, at: 1000, user: 'admin', source_ip: '::1', summary: { key: 'factoryReset' } }], total: 31 } }),
     );
     const page = await fetchJournalPage(2, 10);
     expect(lastRequest()).toEqual({ path: '/api/sysconf/journal', query: { page: '2', pageSize: '10' }, method: 'GET', body: null });
-    expect(page).toEqual({ items: [{ id: 5, at: 1000, user: 'admin', sourceIp: '::1', summary: 's' }], total: 31 });
+    expect(page).toEqual({ items: [{ id: 5, at: 1000, user: 'admin', sourceIp: '::1', summary: { key: 'factoryReset' } }], total: 31 });
   });
 
   test('a revision: POST action get with the id as the daemon gave it', async () => {

@@ -20,28 +20,29 @@ import {
   type JournalEntry,
 } from '../src/pages/system-maintain/journal-model.js';
 
-const entry = (id: string | number, at: number): JournalEntry => ({ id, at, user: 'admin', sourceIp: '192.168.1.10', summary: '' });
+const entry = (id: string | number, at: number): JournalEntry => ({ id, at, user: 'admin', sourceIp: '192.168.1.10', summary: { key: 'atStart' } });
 
 describe('reading the journal', () => {
   test('a page of revisions, source_ip becoming sourceIp', () => {
     const page = parseJournalPage({
       items: [
-        { id: 12, at: 1_700_000_000_000, user: 'admin', source_ip: '192.168.1.10', summary: 'adminUser update 3' },
+        { id: 12, at: 1_700_000_000_000, user: 'admin', source_ip: '192.168.1.10', summary: { key: 'revertTo', revision: 3 } },
         { id: 'r11', at: 1_699_999_000_000, user: 'ops', source_ip: '10.0.0.2', summary: 'lan changed' },
       ],
       total: 57,
     });
     expect(page.total).toBe(57);
     expect(page.items).toEqual([
-      { id: 12, at: 1_700_000_000_000, user: 'admin', sourceIp: '192.168.1.10', summary: 'adminUser update 3' },
-      { id: 'r11', at: 1_699_999_000_000, user: 'ops', sourceIp: '10.0.0.2', summary: 'lan changed' },
+      { id: 12, at: 1_700_000_000_000, user: 'admin', sourceIp: '192.168.1.10', summary: { key: 'revertTo', revision: 3 } },
+      // An older daemon's plain-text summary is kept as its text.
+      { id: 'r11', at: 1_699_999_000_000, user: 'ops', sourceIp: '10.0.0.2', summary: { key: 'text', text: 'lan changed' } },
     ]);
   });
 
   test('rows without an id are dropped, wrong types read as missing', () => {
     const page = parseJournalPage({ items: [{ at: 1 }, null, { id: 3, at: 'yesterday', user: 5, summary: { x: 1 } }] });
     expect(page.items).toHaveLength(1);
-    expect(page.items[0]).toMatchObject({ id: 3, user: '5', sourceIp: '', summary: '' });
+    expect(page.items[0]).toMatchObject({ id: 3, user: '5', sourceIp: '', summary: { key: 'text', text: '' } });
     expect(Number.isNaN(page.items[0]!.at)).toBe(true);
     expect(page.total).toBe(1);
     expect(parseJournalPage(null)).toEqual({ items: [], total: 0 });

@@ -36,8 +36,8 @@ function tagWith(html: string, testId: string): string {
 
 const noop = () => undefined;
 const entries: JournalEntry[] = [
-  { id: 12, at: Date.UTC(2024, 4, 2, 9, 0, 0), user: 'admin', sourceIp: '192.168.1.10', summary: 'adminUser update 3' },
-  { id: 11, at: Date.UTC(2024, 4, 1, 9, 0, 0), user: '<b>ops</b>', sourceIp: '10.0.0.2', summary: 'networkInterface add' },
+  { id: 12, at: Date.UTC(2024, 4, 2, 9, 0, 0), user: 'admin', sourceIp: '192.168.1.10', summary: { key: 'changes', groups: [{ entity: 'adminUser', module: 'usermanagement', action: 'update', labels: ['<i>ops</i>'] }] } },
+  { id: 11, at: Date.UTC(2024, 4, 1, 9, 0, 0), user: '<b>ops</b>', sourceIp: '10.0.0.2', summary: { key: 'notConfirmed' } },
 ];
 
 function routeEntry(permission: RouteEntry['permission']): RouteEntry {
@@ -62,7 +62,9 @@ describe('journal table', () => {
     expect(tagWith(html, 'journal-select-12')).not.toMatch(/checked=""/);
     expect(html).toContain('Revert to this revision');
     expect(html).toContain('192.168.1.10');
-    expect(html).toContain('adminUser update 3');
+    expect(html).toContain('Administrators: changed &lt;i&gt;ops&lt;/i&gt;');
+    expect(html).not.toContain('adminUser');
+    expect(html).toContain('Reverted automatically: the change was not confirmed in time');
     expect(html).toContain('&lt;b&gt;ops&lt;/b&gt;');
     expect(html).not.toContain('<b>ops</b>');
   });

@@ -8,6 +8,12 @@ import { createScryptHasher, type PasswordHasher } from '../src/plugins/password
 import { readSettings, type Settings } from '../src/settings.js';
 
 /** A clock tests move by hand. */
+/**
+ * How long a test waits for a condition (vi.waitFor): long, since the suite may run on a
+ * loaded 2-core machine. A condition that holds ends the wait at once; only a failure waits it out.
+ */
+export const CONDITION_WAIT = { timeout: 30_000, interval: 20 };
+
 export class TestClock {
   constructor(public ms = Date.UTC(2025, 2, 1, 12, 0, 0)) {}
   now = () => this.ms;

@@ -66,7 +66,7 @@ afterAll(async () => {
   await h.close();
 });
 
-type Head = { id: number; at: number; user: string; source_ip: string; summary: string };
+type Head = { id: number; at: number; user: string; source_ip: string; summary: unknown };
 type Change = { entity: string; id: string; action: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null; fields: string[] };
 
 const write = (url: string, payload: object, client = admin) => post(h.app, client, url, payload).then(json);
@@ -87,19 +87,19 @@ async function oneRevision(run: () => Promise<{ success: boolean }>): Promise<He
 describe('every configuration write becomes a revision', () => {
   test('the journal starts with the configuration found at start', async () => {
     const { items } = await heads();
-    expect(items.at(-1)).toMatchObject({ user: 'system', summary: 'configuration at start' });
+    expect(items.at(-1)).toMatchObject({ user: 'system', summary: { key: 'atStart' } });
   });
 
   test('collection add, update and delete: who, from where, when, a summary and the diff', async () => {
     const added = await oneRevision(() => write('/api/sample/rule', { action: 'add', name: 'web', port: 8080 }));
-    expect(added).toMatchObject({ user: 'admin', source_ip: WRITER_IP, at: h.clock.ms, summary: 'sampleRule add: web' });
+    expect(added).toMatchObject({ user: 'admin', source_ip: WRITER_IP, at: h.clock.ms, summary: { key: 'changes', groups: [{ entity: 'sampleRule', action: 'add', labels: ['web'] }] } });
     const id = added.changes[0]!.id;
     expect(added.changes).toEqual([
       { entity: 'sampleRule', id, action: 'add', before: null, after: { id, name: 'web', port: 8080 }, fields: ['id', 'name', 'port'] },
     ]);
 
     const updated = await oneRevision(() => write('/api/sample/rule', { action: 'update', id, port: 8081 }));
-    expect(updated.summary).toBe('sampleRule update: web');
+    expect(updated.summary).toEqual({ key: 'changes', groups: [{ entity: 'sampleRule', action: 'update', labels: ['web'] }] });
     expect(updated.changes).toEqual([
       { entity: 'sampleRule', id, action: 'update', before: { id, name: 'web', port: 8080 }, after: { id, name: 'web', port: 8081 }, fields: ['port'] },
     ]);
@@ -129,7 +129,7 @@ describe('every configuration write becomes a revision', () => {
     const added = await oneRevision(() =>
       write('/api/admin', { action: 'add', username: 'auditor', password: USER_PASSWORD, confirm: USER_PASSWORD, privilege: 2 }),
     );
-    expect(added.summary).toBe('adminUser add: auditor (account change: journalled only, not restored by revert)');
+    expect(added.summary).toEqual({ key: 'changes', groups: [{ entity: 'adminUser', module: 'usermanagement', action: 'add', labels: ['auditor'] }], journalOnly: true });
     const id = added.changes[0]!.id;
     expect(added.changes[0]!.after).toEqual({
       id,
@@ -220,7 +220,7 @@ describe('journal API', () => {
     const reverted = await journal({ action: 'revert', id: mark.id });
     expect(reverted).toEqual({ success: true, data: { revision: expect.any(Number) } });
     const rev = await revision(reverted.data.revision);
-    expect(rev).toMatchObject({ user: 'admin', source_ip: WRITER_IP, summary: `revert to revision ${mark.id}` });
+    expect(rev).toMatchObject({ user: 'admin', source_ip: WRITER_IP, summary: { key: 'revertTo', revision: mark.id } });
     expect(rev.changes.map((c) => `${c.entity} ${c.action}`).sort()).toEqual(['sampleRule add', 'sampleRule delete', 'sampleServer update']);
     expect(json(await get(h.app, admin, '/api/sample/rule')).data.items).toEqual(rulesAt);
     expect(json(await get(h.app, admin, '/api/sample/server')).data).toEqual(serverAt);

@@ -100,7 +100,7 @@ describe('restore', () => {
     expect(applier.calls.length).toBe(appliesBefore);
 
     const revision = json(await post(h.app, admin, '/api/sysconf/journal', { action: 'get', id: before + 1 }));
-    expect(revision.data.summary).toMatch(/^configuration restored from a backup of /);
+    expect(revision.data.summary).toEqual({ key: 'backupRestored', created: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
     expect(revision.data.user).toBe('admin');
     expect(JSON.stringify(revision.data.changes)).not.toContain(VPN_PASSWORD);
 

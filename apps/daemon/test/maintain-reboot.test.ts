@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import type { Scheduler } from '../src/config/config-types.js';
 import type { CommandRunner } from '../src/engine/command-runner.js';
 import { createRebooter, RestartState } from '../src/domains/maintain/maintain-reboot.js';
-import { adminClient, get, json, post, startDaemon, tempDir, type Client, type Harness } from './daemon-harness.js';
+import { adminClient, CONDITION_WAIT, get, json, post, startDaemon, tempDir, type Client, type Harness } from './daemon-harness.js';
 import { BACKUP_URL, REBOOT_URL, RecordingApplier } from './maintain-fixture.js';
 
 /** Timers a test fires by hand. */
@@ -35,7 +35,6 @@ function spyRunner(exitCode = 0): { run: CommandRunner; calls: string[][] } {
   };
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -70,9 +69,11 @@ describe('reboot (sim driver)', () => {
 
     const appliesBefore = applier.calls.length;
     expect(timers.runAll()).toEqual([5000]);
-    await settle();
-    expect(applier.calls.slice(appliesBefore).map((c) => c.full)).toEqual([true]);
-    expect((await get(h.app, admin, '/api/islogin')).statusCode).toBe(200);
+    // Wait for the restart to be over (a condition, not a fixed time).
+    await vi.waitFor(async () => {
+      expect(applier.calls.slice(appliesBefore).map((c) => c.full)).toEqual([true]);
+      expect((await get(h.app, admin, '/api/islogin')).statusCode).toBe(200);
+    }, CONDITION_WAIT);
     expect(json(await get(h.app, admin, REBOOT_URL)).data).toMatchObject({ restarting: false });
     // The simulated device never runs a command.
     expect(runner.calls).toEqual([]);
@@ -112,15 +113,15 @@ describe('factory reset', () => {
     expect(snapshot.networkInterface![0]!.data).toMatchObject({ ifname: 'lan', ipaddr: '192.168.11.1', hwport: ['eth1'] });
     expect(snapshot.dhcpServer![0]!.data).toMatchObject({ interface: 'lan', start: '192.168.11.100', pool_size: 100 });
     const revision = h.app.appContext.config.journal.get(res.data.revision as number)!;
-    expect(revision.summary).toBe('factory reset');
+    expect(revision.summary).toEqual({ key: 'factoryReset' });
 
     const appliesBefore = applier.calls.length;
     timers.runAll();
-    await settle();
+    // Wait for the restart to be over (a condition, not a fixed time).
+    await vi.waitFor(async () => expect(json(await get(h.app, admin, BACKUP_URL)).data).toMatchObject({ rebootRequired: false, reason: null }), CONDITION_WAIT);
     const applied = applier.calls.slice(appliesBefore);
     expect(applied).toHaveLength(1);
     expect(applied[0]!.snapshot.networkInterface![0]!.data.ipaddr).toBe('192.168.11.1');
-    expect(json(await get(h.app, admin, BACKUP_URL)).data).toMatchObject({ rebootRequired: false, reason: null });
   });
 
   test('refused while a change waits for its confirmation', async () => {
@@ -146,8 +147,7 @@ describe('reboot (linux and openwrt drivers)', () => {
     expect(res.data).toMatchObject({ restarting: true, expectedSeconds: 90 });
     expect(runner.calls).toEqual([]);
     expect(timers.runAll()).toEqual([1000]);
-    await settle();
-    expect(runner.calls).toEqual([['systemctl', 'reboot']]);
+    await vi.waitFor(() => expect(runner.calls).toEqual([['systemctl', 'reboot']]), CONDITION_WAIT);
   });
 
   test('openwrt: reboot; a failed command ends the restart state so the console sees the device again', async () => {
@@ -166,9 +166,8 @@ describe('reboot (linux and openwrt drivers)', () => {
     rebooter.reboot();
     expect(state.active).toBe(true);
     timers.runAll();
-    await settle();
+    await vi.waitFor(() => expect(state.active).toBe(false), CONDITION_WAIT);
     expect(runner.calls).toEqual([['reboot']]);
-    expect(state.active).toBe(false);
     expect(reports).toEqual(['reboot failed']);
   });
 });

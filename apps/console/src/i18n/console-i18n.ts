@@ -1,4 +1,4 @@
-import i18next, { type BackendModule } from 'i18next';
+import i18next, { type BackendModule, type TFunction } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { DEFAULT_LANGUAGE, LANGUAGES, loadLanguageResources, toLanguage, type Language } from '@portico/i18n/load';
 import { pickLanguage, readStoredLanguage, storeLanguage } from './language-choice.js';
@@ -79,4 +79,14 @@ export function translateMessage(key: string | undefined): string {
 /** Translates a field error key; a key this build has no text for reads as "not valid". */
 export function translateFieldError(key: string): string {
   return i18n.exists(key) ? i18n.t(key) : i18n.t('validation.invalid');
+}
+
+/**
+ * A value the device reports from a known set (a route type, an interface role) in the
+ * reader's language: `<prefix>.<value>` when this build has a label for it, else the value as
+ * the device gave it (a routing protocol number, a new kind).
+ */
+export function valueLabel(t: TFunction, prefix: string, value: string): string {
+  // Only a plain word can be a key: anything else (`:` or `.` would split it) is shown as it is.
+  return /^[A-Za-z0-9_-]+$/.test(value) ? t(`${prefix}.${value}`, { defaultValue: value }) : value;
 }

@@ -1,4 +1,4 @@
-import type { AnyEntity } from '@portico/schema';
+import { SUMMARY_LABEL_LIMIT, type AnyEntity, type SummaryGroup } from '@portico/schema';
 import type { ConfigRow, ConfigSnapshot, JournalChange, RawChange, SnapshotRow } from './config-types.js';
 
 /** What the journal shows instead of a secret's value. */
@@ -88,30 +88,30 @@ export function changedEntities(from: ConfigSnapshot, to: ConfigSnapshot): strin
   return entities.filter((entity) => !sameValue(from[entity] ?? [], to[entity] ?? []));
 }
 
+/** Longest label kept: a summary is one line of the journal's list. */
+const LABEL_MAX = 64;
+
 /** The value that names a row in a summary: its name-like field, else its id. */
 function rowLabel(change: RawChange): string {
   const row = change.after ?? change.before ?? {};
   for (const field of ['name', 'username', 'ifname', 'interface', 'mac', 'ip', 'target']) {
     const value = row[field];
-    if (typeof value === 'string' && value !== '') return value;
+    if (typeof value === 'string' && value !== '') return value.length > LABEL_MAX ? `${value.slice(0, LABEL_MAX - 1)}…` : value;
   }
   return change.id;
 }
 
-const SUMMARY_MAX = 240;
-
-/** One line naming what changed: `staticRoute update: office`, `dhcpStatic delete: a, b`. */
-export function summarise(changes: readonly RawChange[]): string {
-  if (changes.length === 0) return 'no change';
-  const groups = new Map<string, RawChange[]>();
+/** The rows a write changed, grouped by entity and action, each named by its label. */
+export function summarise(changes: readonly RawChange[]): SummaryGroup[] {
+  const groups = new Map<string, SummaryGroup>();
   for (const change of changes) {
     const key = `${change.entity} ${change.action}`;
-    groups.set(key, [...(groups.get(key) ?? []), change]);
+    const group = groups.get(key) ?? { entity: change.entity, action: change.action, labels: [] };
+    groups.set(key, group);
+    const label = rowLabel(change);
+    if (label === '') continue;
+    if (group.labels.length < SUMMARY_LABEL_LIMIT) group.labels.push(label);
+    else group.more = (group.more ?? 0) + 1;
   }
-  const parts = [...groups].map(([key, list]) => {
-    const labels = list.map(rowLabel).filter((l) => l !== '');
-    return labels.length ? `${key}: ${labels.join(', ')}` : key;
-  });
-  const line = parts.join('; ');
-  return line.length > SUMMARY_MAX ? `${line.slice(0, SUMMARY_MAX - 1)}…` : line;
+  return [...groups.values()];
 }

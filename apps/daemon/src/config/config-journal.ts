@@ -1,5 +1,7 @@
 import type { Db } from '../plugins/db-open.js';
+import type { RevisionSummary } from '@portico/schema';
 import type { Actor, ConfigSnapshot, JournalChange, SnapshotRow } from './config-types.js';
+import { readSummary, storedSummary } from './journal-summary.js';
 
 /** Revisions kept; older ones go, except those a pending confirmation still needs. */
 export const REVISION_LIMIT = 500;
@@ -9,16 +11,20 @@ export interface RevisionHead {
   at: number;
   user: string;
   source_ip: string;
-  summary: string;
+  summary: RevisionSummary;
 }
 
 export interface Revision extends RevisionHead {
   changes: JournalChange[];
 }
 
-interface RevisionRow extends RevisionHead {
-  changes: string;
-  snapshot: string;
+/** A revisions row as stored: the summary is JSON, or an older release's line. */
+interface StoredHead extends Omit<RevisionHead, 'summary'> {
+  summary: string;
+}
+
+function head(row: StoredHead): RevisionHead {
+  return { ...row, summary: readSummary(row.summary) };
 }
 
 /**
@@ -55,10 +61,10 @@ export class RevisionJournal {
     }
   }
 
-  append(actor: Actor, summary: string, changes: readonly JournalChange[], snapshot: ConfigSnapshot): number {
+  append(actor: Actor, summary: RevisionSummary, changes: readonly JournalChange[], snapshot: ConfigSnapshot): number {
     const result = this.db
       .prepare('INSERT INTO revisions (at, user, source_ip, summary, changes, snapshot) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(this.now(), actor.user, actor.sourceIp, summary, JSON.stringify(changes), JSON.stringify(snapshot));
+      .run(this.now(), actor.user, actor.sourceIp, storedSummary(summary), JSON.stringify(changes), JSON.stringify(snapshot));
     this.prune();
     return Number(result.lastInsertRowid);
   }
@@ -71,16 +77,16 @@ export class RevisionJournal {
   list(offset: number, limit: number): { items: RevisionHead[]; total: number } {
     const items = this.db
       .prepare('SELECT id, at, user, source_ip, summary FROM revisions ORDER BY id DESC LIMIT ? OFFSET ?')
-      .all(limit, offset) as RevisionHead[];
+      .all(limit, offset) as StoredHead[];
     const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM revisions').get() as { n: number };
-    return { items, total: n };
+    return { items: items.map(head), total: n };
   }
 
   get(id: number): Revision | undefined {
     const row = this.db.prepare('SELECT id, at, user, source_ip, summary, changes FROM revisions WHERE id = ?').get(id) as
-      | Omit<RevisionRow, 'snapshot'>
+      | (StoredHead & { changes: string })
       | undefined;
-    return row ? { ...row, changes: JSON.parse(row.changes) as JournalChange[] } : undefined;
+    return row ? { ...head(row), changes: JSON.parse(row.changes) as JournalChange[] } : undefined;
   }
 
   snapshot(id: number): ConfigSnapshot | undefined {

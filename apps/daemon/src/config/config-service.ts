@@ -1,4 +1,4 @@
-import type { AnyEntity, ApiFailure } from '@portico/schema';
+import type { AnyEntity, ApiFailure, RevisionSummary } from '@portico/schema';
 import type { Db } from '../plugins/db-open.js';
 import { failure } from '../plugins/api-envelope.js';
 import type { JournalOnlyEntity } from './account-access.js';
@@ -35,10 +35,7 @@ interface Committed {
 /** The actor of changes the daemon makes by itself. */
 export const SYSTEM_ACTOR: Actor = { user: 'system', sourceIp: '' };
 
-export const NOT_CONFIRMED = 'automatic revert: not confirmed';
-
-/** Added to the summary of changes that no snapshot holds (admin accounts). */
-const JOURNAL_ONLY_NOTE = ' (account change: journalled only, not restored by revert)';
+export const NOT_CONFIRMED: RevisionSummary = { key: 'notConfirmed' };
 
 export interface ConfigServiceOptions {
   db: Db;
@@ -79,7 +76,7 @@ export interface PendingStatus {
   pending: boolean;
   revision?: number;
   user?: string;
-  summary?: string;
+  summary?: RevisionSummary;
   deadline?: number;
   seconds?: number;
   secondsLeft?: number;
@@ -176,7 +173,7 @@ export class ConfigService {
         result = value;
         const raw = w.describe(value);
         const entities = unique([w.entity.name, ...raw.map((c) => c.entity)]);
-        const revision = this.journal.append(w.actor, summarise(raw), raw.map((c) => toJournalChange(this.lookup, c)), this.journal.capture());
+        const revision = this.journal.append(w.actor, { key: 'changes', groups: summarise(raw) }, raw.map((c) => toJournalChange(this.lookup, c)), this.journal.capture());
         return this.committed(revision, before, entities, cuts ? this.arm(head, revision) : undefined);
       })();
     } catch (error) {
@@ -201,7 +198,8 @@ export class ConfigService {
       const snapshot = this.journal.capture();
       const head = this.ensureHead(snapshot);
       const changes = raw.map((c) => toJournalChange(this.lookup, c));
-      const revision = this.journal.append(w.actor, summarise(raw) + JOURNAL_ONLY_NOTE, changes, snapshot);
+      // Changes no snapshot holds (admin accounts): the summary says a revert leaves them.
+      const revision = this.journal.append(w.actor, { key: 'changes', groups: summarise(raw), journalOnly: true }, changes, snapshot);
       // Another confirmation armed while this one was being written: it is kept, unconfirmed.
       const ticket = cuts && !this.pending.read() ? this.arm(head, revision) : undefined;
       return { revision, ticket };
@@ -243,7 +241,7 @@ export class ConfigService {
         this.journal.restore(target, entities);
         const after = this.journal.capture();
         const changes = diffSnapshots(before, after).map((c) => toJournalChange(this.lookup, c));
-        const revision = this.journal.append(actor, `revert to revision ${id}`, changes, after);
+        const revision = this.journal.append(actor, { key: 'revertTo', revision: id }, changes, after);
         return this.committed(revision, before, entities, cuts ? this.arm(head, revision) : undefined);
       })();
     } catch (error) {
@@ -260,7 +258,7 @@ export class ConfigService {
    * everything. Refused while a change waits for its confirmation, whose revert would undo
    * part of it. `revision` is null when the configuration already was `target`.
    */
-  replaceForRestart(target: ConfigSnapshot, actor: Actor, summary: string): { ok: true; revision: number | null } | { ok: false; reply: ApiFailure } {
+  replaceForRestart(target: ConfigSnapshot, actor: Actor, summary: RevisionSummary): { ok: true; revision: number | null } | { ok: false; reply: ApiFailure } {
     try {
       return this.options.db.transaction(() => {
         if (this.pending.read()) throw new Refused(failure(APPLY_MSG.confirmPending));
@@ -297,7 +295,7 @@ export class ConfigService {
     const pending = this.pending.read();
     if (!pending || !tokenMatches(token, pending.tokenHash)) return { ok: false, reply: failure(APPLY_MSG.confirmInvalid) };
     const user = this.journal.get(pending.revisionAfter)?.user ?? SYSTEM_ACTOR.user;
-    const outcome = await this.revertPending(`revert of revision ${pending.revisionAfter}: refused at confirmation`, { user, sourceIp }, pending.revisionAfter);
+    const outcome = await this.revertPending({ key: 'refused', revision: pending.revisionAfter }, { user, sourceIp }, pending.revisionAfter);
     if (!outcome.reverted) return { ok: false, reply: failure(APPLY_MSG.confirmInvalid) };
     return outcome.applied ? { ok: true, revision: outcome.revision } : { ok: false, reply: failure(APPLY_MSG.applyFailed) };
   }
@@ -311,7 +309,7 @@ export class ConfigService {
       pending: true,
       revision: pending.revisionAfter,
       user: revision?.user ?? '',
-      summary: revision?.summary ?? '',
+      ...(revision ? { summary: revision.summary } : {}),
       deadline: pending.deadline,
       seconds: Math.round((pending.deadline - pending.createdAt) / 1000),
       secondsLeft: Math.max(0, Math.ceil((pending.deadline - this.options.now()) / 1000)),
@@ -373,7 +371,7 @@ export class ConfigService {
    * longer `expected` (confirmed or reverted meanwhile).
    */
   private async revertPending(
-    summary: string,
+    summary: RevisionSummary,
     actor: Actor,
     expected: number,
   ): Promise<{ reverted: false } | { reverted: true; revision: number | null; applied: boolean }> {
@@ -445,7 +443,7 @@ export class ConfigService {
       | undefined;
     if (latest && latest.snapshot === JSON.stringify(current)) return latest.id;
     const raw = latest ? diffSnapshots(JSON.parse(latest.snapshot) as ConfigSnapshot, current) : [];
-    const summary = latest ? 'configuration changed outside the journal' : 'configuration at start';
+    const summary: RevisionSummary = latest ? { key: 'outsideJournal', groups: summarise(raw) } : { key: 'atStart' };
     return this.journal.append(SYSTEM_ACTOR, summary, raw.map((c) => toJournalChange(this.lookup, c)), current);
   }
 
@@ -491,7 +489,7 @@ export class ConfigService {
       this.journal.restore(earliest.before, entities);
       const after = this.journal.capture();
       const changes = diffSnapshots(before, after).map((c) => toJournalChange(this.lookup, c));
-      this.journal.append(SYSTEM_ACTOR, `automatic revert: ${reasonOf(error)}`, changes, after);
+      this.journal.append(SYSTEM_ACTOR, { key: 'applyFailed', reason: reasonOf(error) }, changes, after);
       for (const r of rollbacks) if (r.pendingRevision !== undefined && this.pending.clear(r.pendingRevision)) disarm = true;
     })();
     if (disarm) this.disarmTimer();

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { revisionSummarySchema } from '@portico/schema';
 import type { AppContext } from '../app-context.js';
 import { envelope, success } from '../plugins/api-envelope.js';
 
@@ -14,7 +15,7 @@ const status = z.object({
   pending: z.boolean(),
   revision: z.number().int().optional(),
   user: z.string().optional(),
-  summary: z.string().optional(),
+  summary: revisionSummarySchema.optional(),
   deadline: z.number().int().optional(),
   seconds: z.number().int().optional(),
   secondsLeft: z.number().int().optional(),

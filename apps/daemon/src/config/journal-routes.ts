@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { fieldErrors, MSG } from '@portico/schema';
+import { fieldErrors, MSG, revisionSummarySchema } from '@portico/schema';
 import type { AppContext } from '../app-context.js';
 import { envelope, failure, success } from '../plugins/api-envelope.js';
 import type { RoutePolicy } from '../plugins/route-policy.js';
@@ -30,7 +30,7 @@ const actionBody = z.discriminatedUnion(
   { error: 'validation.option' },
 );
 
-const head = z.object({ id: z.number().int(), at: z.number().int(), user: z.string(), source_ip: z.string(), summary: z.string() });
+const head = z.object({ id: z.number().int(), at: z.number().int(), user: z.string(), source_ip: z.string(), summary: revisionSummarySchema });
 const change = z.object({
   entity: z.string(),
   id: z.string(),

@@ -69,6 +69,12 @@ function isBlank(value: unknown): boolean {
   return value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
 }
 
+/** An option's label (`<entity>.option.<field>.<value>`) when declared, else the value itself. */
+function optionText(entity: AnyEntity, field: string, value: unknown, ctx: CellContext): string {
+  const key = `${entity.name}.option.${field}.${String(value)}`;
+  return ctx.exists(key) ? ctx.t(key) : asText(value);
+}
+
 export function formatCell(entity: AnyEntity, column: ListColumnDef, value: unknown, ctx: CellContext): CellView {
   const format = column.format ?? 'text';
   if (format === 'bool') {
@@ -83,15 +89,13 @@ export function formatCell(entity: AnyEntity, column: ListColumnDef, value: unkn
   if (isBlank(value)) return emptyCell(entity, column.field, ctx);
   switch (format) {
     case 'tags': {
-      const items = Array.isArray(value)
-        ? value.filter((v) => !isBlank(v)).map(asText)
-        : String(value).split(/[\s,]+/).filter(Boolean);
+      const items = (Array.isArray(value) ? value.filter((v) => !isBlank(v)).map(asText) : String(value).split(/[\s,]+/).filter(Boolean)).map(
+        (item) => optionText(entity, column.field, item, ctx),
+      );
       return items.length ? { kind: 'tags', items } : emptyCell(entity, column.field, ctx);
     }
-    case 'option': {
-      const key = `${entity.name}.option.${column.field}.${String(value)}`;
-      return { kind: 'text', text: ctx.exists(key) ? ctx.t(key) : asText(value) };
-    }
+    case 'option':
+      return { kind: 'text', text: optionText(entity, column.field, value, ctx) };
     case 'bytes': {
       const n = typeof value === 'number' ? value : Number(value);
       return { kind: 'text', text: Number.isFinite(n) ? formatBytes(n) : asText(value) };

@@ -3,6 +3,7 @@ import { Badge, Card, Loader, Select, Stack, Text, UnstyledButton } from '@manti
 import { useTranslation } from 'react-i18next';
 import { CHART_RANGE_KEYS, formatBytes, formatSpeed, type ChartRange, type Monitoring } from '@portico/schema';
 import { rangeLabelKey } from '../dashboard/load-chart-model.js';
+import { valueLabel } from '../../i18n/console-i18n.js';
 import { useStatusQuery } from './net-status-query.js';
 import { StatusFrame, StatusTable } from './net-status-parts.js';
 import { useMenuTitle } from '../../routes/current-route.js';
@@ -56,7 +57,7 @@ export default function MonitoringPage() {
                 <UnstyledButton onClick={() => setChosen(i.ifname)} fz="sm" c="inherit" fw={i.ifname === shown?.ifname ? 700 : 400}>
                   {i.ifname}
                 </UnstyledButton>,
-                i.role,
+                valueLabel(t, 'networkInterface.option.role', i.role),
                 <Badge color={i.status === 'up' ? 'teal' : 'red'} variant="light">
                   {t(`netStatus.monitor.${i.status}`)}
                 </Badge>,

@@ -1,12 +1,34 @@
 import { useState } from 'react';
 import { SegmentedControl, Select, Stack } from '@mantine/core';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import type { SystemRoute, SystemRouteList } from '@portico/schema';
+import { valueLabel } from '../../i18n/console-i18n.js';
 import { useStatusQuery } from './net-status-query.js';
 import { StatusFrame, StatusTable } from './net-status-parts.js';
 import { useMenuTitle } from '../../routes/current-route.js';
 
 const REFRESH_MS = 15_000;
+
+const tableName = (t: TFunction, table: string) => valueLabel(t, 'netStatus.route.tables', table);
+
+/** One route as the table shows it, in the reader's language: kernel names become labels. */
+export function routeCells(r: SystemRoute, t: TFunction): string[] {
+  const via =
+    r.nexthops.length > 0
+      ? r.nexthops.map((h) => `${h.gateway || t('netStatus.route.direct')} (${h.interface}, ${t('netStatus.route.weight', { weight: h.weight })})`).join(', ')
+      : r.gateway || t('netStatus.route.direct');
+  return [
+    r.wan ? t('netStatus.route.tableWan', { table: r.table, wan: r.wan }) : tableName(t, r.table),
+    r.destination === 'default' ? t('netStatus.route.defaultDestination') : r.destination,
+    via,
+    r.interface,
+    valueLabel(t, 'netStatus.route.protocols', r.protocol),
+    String(r.metric),
+    r.source,
+    valueLabel(t, 'netStatus.route.types', r.type),
+  ];
+}
 
 /** The routes of every table the device uses, IPv4 and IPv6, policy tables named by their WAN. */
 export default function SystemRoutePage() {
@@ -15,12 +37,6 @@ export default function SystemRoutePage() {
   const [family, setFamily] = useState<'all' | '4' | '6'>('all');
   const [table, setTable] = useState('');
   const { data, failed } = useStatusQuery<SystemRouteList>('systemroute', { family, table }, REFRESH_MS);
-
-  const via = (r: SystemRoute) =>
-    r.nexthops.length > 0
-      ? r.nexthops.map((h) => `${h.gateway || t('netStatus.route.direct')} (${h.interface}, ${t('netStatus.route.weight', { weight: h.weight })})`).join(', ')
-      : r.gateway || t('netStatus.route.direct');
-  const tableText = (r: SystemRoute) => (r.wan ? t('netStatus.route.tableWan', { table: r.table, wan: r.wan }) : r.table);
 
   const filters = (
     <>
@@ -38,7 +54,7 @@ export default function SystemRoutePage() {
         aria-label={t('netStatus.route.table')}
         value={table}
         onChange={(value) => setTable(value ?? '')}
-        data={[{ value: '', label: t('netStatus.all') }, ...(data?.tables ?? []).map((name) => ({ value: name, label: name }))]}
+        data={[{ value: '', label: t('netStatus.all') }, ...(data?.tables ?? []).map((name) => ({ value: name, label: tableName(t, name) }))]}
         allowDeselect={false}
       />
     </>
@@ -62,7 +78,7 @@ export default function SystemRoutePage() {
             ]}
             rows={data.items.map((r, i) => ({
               key: `${i} ${r.table} ${r.family} ${r.destination}`,
-              cells: [tableText(r), r.destination, via(r), r.interface, r.protocol, String(r.metric), r.source, r.type],
+              cells: routeCells(r, t),
             }))}
           />
         </Stack>

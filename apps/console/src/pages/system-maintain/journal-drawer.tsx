@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { fetchDiff, fetchRevision } from './journal-api.js';
 import { JournalChangesView } from './journal-changes-view.js';
 import { formatTime, type JournalChange, type JournalEntry } from './journal-model.js';
+import { summaryText } from './journal-summary.js';
 
 /** What the drawer shows: one revision, or the difference between two. */
 export type JournalView = { kind: 'revision'; entry: JournalEntry } | { kind: 'diff'; from: JournalEntry; to: JournalEntry };
@@ -24,13 +25,14 @@ function Fact({ label, value }: { label: string; value: string }) {
 }
 
 function EntryFacts({ entry, lang }: { entry: JournalEntry; lang: string }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  const summary = summaryText(entry.summary, t, (key) => i18n.exists(key), (at) => formatTime(at, lang));
   return (
     <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="xs" data-testid="journal-facts">
       <Fact label={t('maintain.history.time')} value={formatTime(entry.at, lang)} />
       <Fact label={t('maintain.history.user')} value={entry.user} />
       <Fact label={t('maintain.history.source')} value={entry.sourceIp} />
-      <Fact label={t('maintain.history.summary')} value={entry.summary} />
+      <Fact label={t('maintain.history.summary')} value={summary} />
     </SimpleGrid>
   );
 }

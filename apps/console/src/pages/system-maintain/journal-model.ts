@@ -5,6 +5,9 @@
  * of breaking the page.
  */
 
+import type { RevisionSummary } from '@portico/schema';
+import { CHANGE_ACTIONS, parseSummary } from './journal-summary.js';
+
 /** Revision ids are whatever the daemon uses; they are sent back unchanged. */
 export type RevisionId = string | number;
 
@@ -16,7 +19,7 @@ export interface JournalEntry {
   at: number;
   user: string;
   sourceIp: string;
-  summary: string;
+  summary: RevisionSummary;
 }
 
 export interface JournalChange {
@@ -65,7 +68,7 @@ export function parseEntry(value: unknown): JournalEntry | null {
     at: typeof row.at === 'number' && Number.isFinite(row.at) ? row.at : Number.NaN,
     user: text(row.user),
     sourceIp: text(row.source_ip),
-    summary: text(row.summary),
+    summary: parseSummary(row.summary),
   };
 }
 
@@ -76,11 +79,9 @@ export function parseJournalPage(value: unknown): JournalPage {
   return { items, total };
 }
 
-const ACTIONS: readonly string[] = ['add', 'update', 'delete'];
-
 export function parseChange(value: unknown): JournalChange | null {
   const row = record(value);
-  if (!row || typeof row.entity !== 'string' || !ACTIONS.includes(row.action as string)) return null;
+  if (!row || typeof row.entity !== 'string' || !CHANGE_ACTIONS.includes(row.action as string)) return null;
   const id = typeof row.id === 'string' || (typeof row.id === 'number' && Number.isFinite(row.id)) ? row.id : null;
   return { entity: row.entity, id, action: row.action as ChangeAction, before: record(row.before), after: record(row.after) };
 }

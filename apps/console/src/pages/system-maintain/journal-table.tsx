@@ -1,6 +1,7 @@
 import { Button, Checkbox, Group, Table, Text, VisuallyHidden } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { formatTime, type JournalEntry } from './journal-model.js';
+import { summaryText } from './journal-summary.js';
 
 interface Props {
   items: readonly JournalEntry[];
@@ -20,6 +21,8 @@ function stop(event: { stopPropagation: () => void }) {
 /** The revisions of one page: a click on a row opens its changes. */
 export function JournalTable({ items, loading, selected, canRevert, onOpen, onSelect, onRevert }: Props) {
   const { t, i18n } = useTranslation();
+  const exists = (key: string) => i18n.exists(key);
+  const formatAt = (at: number) => formatTime(at, i18n.language);
   return (
     <Table.ScrollContainer minWidth={680}>
       <Table striped highlightOnHover verticalSpacing="sm" data-testid="journal-table">
@@ -65,7 +68,9 @@ export function JournalTable({ items, loading, selected, canRevert, onOpen, onSe
                 <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(entry.at, i18n.language)}</Table.Td>
                 <Table.Td>{entry.user || '—'}</Table.Td>
                 <Table.Td>{entry.sourceIp || '—'}</Table.Td>
-                <Table.Td style={{ wordBreak: 'break-word' }}>{entry.summary || '—'}</Table.Td>
+                <Table.Td style={{ wordBreak: 'break-word' }} data-testid={`journal-summary-${id}`}>
+                  {summaryText(entry.summary, t, exists, formatAt) || '—'}
+                </Table.Td>
                 <Table.Td onClick={stop}>
                   <Group gap="xs" justify="flex-end" wrap="nowrap">
                     <Button

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyMultipart from '@fastify/multipart';
 import { z } from 'zod';
-import { fieldErrors, MSG } from '@portico/schema';
+import { fieldErrors, MSG, type RevisionSummary } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
 import { envelope, failure, success } from '../../plugins/api-envelope.js';
 import { MIGRATIONS } from '../../plugins/db-open.js';
@@ -151,7 +151,7 @@ export async function registerMaintainRoutes(app: FastifyInstance, ctx: AppConte
    * renamed into place as the transaction's last step, so any failure leaves the old rows with
    * the old key.
    */
-  function replaceForRestart(target: ConfigSnapshot, hotspot: HotspotState | 'clear' | undefined, actor: Actor, summary: string) {
+  function replaceForRestart(target: ConfigSnapshot, hotspot: HotspotState | 'clear' | undefined, actor: Actor, summary: RevisionSummary) {
     const vouchers = voucherStore(ctx);
     const newKey = hotspot && hotspot !== 'clear' && !vouchers.hasKey(hotspot.voucherKey) ? hotspot.voucherKey : undefined;
     const staged = newKey ? stageVoucherKey(settings.stateDir, newKey) : undefined;
@@ -235,7 +235,7 @@ export async function registerMaintainRoutes(app: FastifyInstance, ctx: AppConte
       const opened = openArchive(files, manifest, await keysFor(manifest, upload.passphrase));
       const valid = validateSnapshot(opened.snapshot, config.lookup);
       const hotspot = manifest.hotspot ? validateHotspotPart(opened.hotspot, manifest.hotspot, valid) : undefined;
-      const outcome = replaceForRestart(valid, hotspot, actorOf(request), `configuration restored from a backup of ${manifest.created}`);
+      const outcome = replaceForRestart(valid, hotspot, actorOf(request), { key: 'backupRestored', created: manifest.created });
       if (!outcome.ok) return outcome.reply;
       awaitingRestart = { revision: outcome.revision, reason: 'restore' };
       request.log.info({ user: request.auth?.account.username, ip: request.ip, revision: outcome.revision }, 'configuration restored from a backup');
@@ -287,7 +287,7 @@ export async function registerMaintainRoutes(app: FastifyInstance, ctx: AppConte
         if (!parsed.success) return failure(MSG.invalid, fieldErrors(parsed.error));
         const body = parsed.data;
         if (body.action === 'download') return download(request, reply, body.passphrase || undefined);
-        const outcome = replaceForRestart(factorySnapshot(factoryPortsOf(settings)), 'clear', actorOf(request), 'factory reset');
+        const outcome = replaceForRestart(factorySnapshot(factoryPortsOf(settings)), 'clear', actorOf(request), { key: 'factoryReset' });
         if (!outcome.ok) return outcome.reply;
         awaitingRestart = { revision: outcome.revision, reason: 'reset' };
         return success({ revision: outcome.revision, ...startReboot(request, 'factory reset: rebooting') });
