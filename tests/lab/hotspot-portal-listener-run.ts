@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import type { ConfigSnapshot } from '../../apps/daemon/src/config/config-types.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -31,7 +31,10 @@ export interface PortalListener {
  */
 export async function startPortalListener(gw: string, work: string, options: PortalListenerOptions): Promise<PortalListener> {
   const { build } = createRequire(join(REPO, 'apps/daemon/package.json'))('esbuild') as { build(options: Record<string, unknown>): Promise<unknown> };
-  const bundle = join(work, 'portal-listener.mjs');
+  // Written below the daemon's node_modules so that its dependencies resolve from the bundle.
+  const cache = join(REPO, 'apps/daemon/node_modules/.cache/portico-lab');
+  mkdirSync(cache, { recursive: true });
+  const bundle = join(cache, `${basename(work)}-portal-listener.mjs`);
   await build({
     entryPoints: [join(REPO, 'tests/lab/hotspot-portal-listener.ts')],
     outfile: bundle,
@@ -40,6 +43,9 @@ export async function startPortalListener(gw: string, work: string, options: Por
     format: 'esm',
     target: 'node20',
     logLevel: 'error',
+    // The engine's guessing limit keeps its counts in SQLite: the native module stays outside
+    // the bundle, as in the daemon's, and is found from where the bundle is written.
+    external: ['better-sqlite3'],
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   });
   const input = join(work, 'listener-input.json');
@@ -80,10 +86,12 @@ export async function startPortalListener(gw: string, work: string, options: Por
       return JSON.parse((await nextLine('list ')).slice('list '.length));
     },
     async stop() {
-      if (child.exitCode !== null) return;
-      const gone = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await gone;
+      if (child.exitCode === null) {
+        const gone = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await gone;
+      }
+      rmSync(bundle, { force: true });
     },
   };
 }
