@@ -6,6 +6,7 @@ import { MemoryRouter } from 'react-router';
 import { describe, expect, test } from 'vitest';
 import { allRoutePaths, hotspotBlacklist, hotspotWhitelist, type AnyEntity } from '@portico/schema';
 import { i18n } from '../src/i18n/console-i18n.js';
+import { onRoute } from './console-routes.js';
 import { buildFormModel, initialValues, formPayload } from '../src/pages/entity/entity-form-model.js';
 import { validateForm } from '../src/pages/entity/entity-form-errors.js';
 import { defaultListState } from '../src/pages/entity/entity-list-query.js';
@@ -114,7 +115,7 @@ describe('typed form', () => {
 function render(page: ReactElement, url: string, lng = 'en-US'): string {
   void i18n.changeLanguage(lng);
   return renderToString(
-    createElement(I18nextProvider, { i18n }, createElement(MantineProvider, null, createElement(MemoryRouter, { initialEntries: [url] }, page))),
+    createElement(I18nextProvider, { i18n }, createElement(MantineProvider, null, createElement(MemoryRouter, { initialEntries: [url] }, onRoute(url, page)))),
   );
 }
 

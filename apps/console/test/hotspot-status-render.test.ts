@@ -11,6 +11,7 @@ import { InnerUserView } from '../src/pages/hotspot-status/inner-user-page.js';
 import { InnerUserFlowView } from '../src/pages/hotspot-status/inner-user-flow-page.js';
 import { InnerUserDetailView } from '../src/pages/hotspot-status/inner-user-detail-page.js';
 import { CUSTOM_PAGES } from '../src/routes/page-registry.js';
+import { onRoute } from './console-routes.js';
 import type { OnlineHotspotList } from '../src/pages/hotspot-status/hotspot-status-api.js';
 
 /**
@@ -55,7 +56,7 @@ const noop = () => undefined;
 function render(page: ReactElement, lang = 'en-US', url = '/sysstatus/authuserinfo'): string {
   void i18n.changeLanguage(lang);
   return renderToString(
-    createElement(I18nextProvider, { i18n }, createElement(MantineProvider, null, createElement(MemoryRouter, { initialEntries: [url] }, page))),
+    createElement(I18nextProvider, { i18n }, createElement(MantineProvider, null, createElement(MemoryRouter, { initialEntries: [url] }, onRoute(url, page)))),
   );
 }
 
@@ -66,7 +67,7 @@ describe('online authenticated users', () => {
   test('each user with usage, remaining allowance, limits and the three actions', () => {
     const html = render(authView(online));
     expect(html).toContain('data-testid="auth-user-info-page"');
-    expect(html).toContain('Online authenticated users');
+    expect(html).toMatch(/data-testid="page-title"[^>]*>Authenticated users</);
     expect(html).toContain('1 users online');
     for (const id of ['online-kick', 'online-rate', 'online-block', 'blocked-macs']) expect(html).toContain(`data-testid="${id}"`);
     expect(html).toContain('Local user');
@@ -83,8 +84,8 @@ describe('online authenticated users', () => {
   });
 
   test('Chinese labels, and the notice when the status cannot be read', () => {
-    expect(render(authView(online), 'zh-CN')).toContain('在线认证用户');
-    expect(render(authView(online), 'zh-TW')).toContain('線上認證使用者');
+    expect(render(authView(online), 'zh-CN')).toMatch(/data-testid="page-title"[^>]*>认证用户</);
+    expect(render(authView(online), 'zh-TW')).toMatch(/data-testid="page-title"[^>]*>認證使用者</);
     expect(render(authView(null, true))).toContain('The status could not be read right now.');
   });
 });
@@ -92,7 +93,7 @@ describe('online authenticated users', () => {
 describe('inner users', () => {
   test('list, flow details and detail show the clients; host names are text', () => {
     const list = render(createElement(InnerUserView, { data: clients, failed: false }), 'en-US', '/sysstatus/inneruser');
-    expect(list).toContain('Inner users');
+    expect(list).toMatch(/data-testid="page-title"[^>]*>LAN users</);
     expect(list).toContain('2 clients');
     expect(list).toContain('Awaiting sign-in');
     expect(list).toContain('href="/sysstatus/inneruser/detail?ip=192.168.11.20"');

@@ -10,10 +10,12 @@ export function useCurrentRoute(): RouteEntry | null {
 }
 
 /**
- * A page's title: the menu label that leads to it. `fallbackKey` serves where no route is
- * current (a page rendered on its own, in tests).
+ * The title of a page the menu leads to: the text of that menu label, in the current
+ * language. Pages never carry a title key of their own for it, so the title cannot drift from
+ * the menu. Empty where no route is current (a page rendered on its own).
  */
-export function useMenuTitle(fallbackKey: string): string {
+export function useMenuTitle(): string {
   const { t } = useTranslation();
-  return t(useCurrentRoute()?.label ?? fallbackKey);
+  const route = useCurrentRoute();
+  return route ? t(route.label) : '';
 }

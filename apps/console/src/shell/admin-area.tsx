@@ -3,18 +3,16 @@ import { Button, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Navigate, Route, Routes } from 'react-router';
 import type { MenuSection } from '@portico/schema';
-import { NotAvailablePage } from '../pages/not-available/not-available-page.js';
 import { NotFoundPage } from '../pages/not-found/not-found-page.js';
-import { CurrentRouteContext } from '../routes/current-route.js';
 import { CHANGE_PASSWORD_PATH, HOME_PATH, LOGIN_PATH } from '../routes/navigation.js';
-import { PAGE_CATALOGUE, pageComponent } from '../routes/page-registry.js';
-import { buildRouteTable, homePath, type RouteEntry } from '../routes/route-table.js';
+import { PAGE_CATALOGUE } from '../routes/page-registry.js';
+import { buildRouteTable, homePath } from '../routes/route-table.js';
 import { useMenuStore } from '../state/menu-store.js';
 import { loadMenu, loadSession } from '../state/session-loader.js';
 import { useSessionStore } from '../state/session-store.js';
 import { ConsoleShell } from './console-shell.js';
 import { PageLoader } from './page-loader.js';
-import { usePageTitle } from './page-title.js';
+import { RoutedPage } from './routed-page.js';
 
 /**
  * Everything behind the sign-in: the session is checked (GET /api/islogin), a forced
@@ -64,20 +62,6 @@ function AdminRoutes({ menu }: { menu: readonly MenuSection[] }) {
       ))}
       <Route path="*" element={<NotFoundPage />} />
     </Routes>
-  );
-}
-
-function RoutedPage({ entry }: { entry: RouteEntry }) {
-  const { t } = useTranslation();
-  const title = t(entry.label);
-  usePageTitle(title);
-  const Page = pageComponent(entry.path, entry.page);
-  // data-route says which route is on screen once its page has rendered (lazy pages keep the
-  // previous one shown until their chunk is in).
-  return (
-    <CurrentRouteContext.Provider value={entry}>
-      <div data-route={entry.path}>{Page ? <Page /> : <NotAvailablePage title={title} />}</div>
-    </CurrentRouteContext.Provider>
   );
 }
 

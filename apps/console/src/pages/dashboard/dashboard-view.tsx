@@ -12,7 +12,6 @@ import {
   Stack,
   Table,
   Text,
-  Title,
 } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { ChartRange, Dashboard, LoadSeries } from '@portico/schema';
@@ -28,6 +27,7 @@ import {
   wanOnline,
 } from './dashboard-model.js';
 import { LOAD_RANGES, rangeLabelKey } from './load-chart-model.js';
+import { MenuPageHeading } from '../../shell/page-heading.js';
 
 // recharts is heavy: it lives in its own chunk, fetched when the chart is first drawn.
 const LoadChart = lazy(() => import('./load-chart.js'));
@@ -76,7 +76,7 @@ export function DashboardView({ data, failed, range, series, onRange }: Dashboar
   if (!data) {
     return (
       <Stack data-testid="dashboard">
-        <Title order={3}>{t('dashboard.title')}</Title>
+        <MenuPageHeading />
         {failed ? (
           <Alert color="yellow">{t('dashboard.unavailable')}</Alert>
         ) : (
@@ -95,7 +95,7 @@ export function DashboardView({ data, failed, range, series, onRange }: Dashboar
 
   return (
     <Stack data-testid="dashboard">
-      <Title order={3}>{t('dashboard.title')}</Title>
+      <MenuPageHeading />
       {failed && (
         <Alert color="yellow" variant="light">
           {t('dashboard.unavailable')}

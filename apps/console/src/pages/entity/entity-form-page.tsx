@@ -1,9 +1,10 @@
-import { Paper, Stack, Title } from '@mantine/core';
+import { Paper, Stack } from '@mantine/core';
 import { useLocation, useNavigate, useSearchParams } from 'react-router';
 import type { AnyEntity } from '@portico/schema';
 import { EntityForm } from './entity-form.js';
 import { listAddressOf, type FormPreset } from './entity-routes.js';
 import { useEntityFormTitle } from './entity-title.js';
+import { PageHeading } from '../../shell/page-heading.js';
 
 /**
  * The add/edit page of an entity on its own sub-route (`/add`, `/edit?id=`, `/pptpadd`…), and
@@ -20,9 +21,7 @@ export default function EntityFormPage({ entity, mode, preset }: { entity: AnyEn
   const saved = entity.kind === 'singleton' ? () => undefined : back;
   return (
     <Stack maw={720}>
-      <Title order={3} data-testid="page-title">
-        {title}
-      </Title>
+      <PageHeading title={title} />
       <Paper withBorder p="lg" radius="md">
         <EntityForm entity={entity} mode={mode} id={params.get('id')} preset={preset} onSaved={saved} onCancel={back} />
       </Paper>

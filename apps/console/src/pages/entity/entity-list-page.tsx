@@ -1,6 +1,6 @@
 import '@mantine/core/styles/Drawer.css';
 import { useCallback, useMemo, useState } from 'react';
-import { Box, Button, Checkbox, Drawer, Group, LoadingOverlay, Stack, Table, Tabs, Text, Title, UnstyledButton } from '@mantine/core';
+import { Box, Button, Checkbox, Drawer, Group, LoadingOverlay, Stack, Table, Tabs, Text, UnstyledButton } from '@mantine/core';
 import { useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { AnyEntity, ListColumnDef, RowActionDef } from '@portico/schema';
@@ -15,6 +15,7 @@ import { useCurrentRoute } from '../../routes/current-route.js';
 import EntityFormPage from './entity-form-page.js';
 import { EntityForm } from './entity-form.js';
 import { useEntityFormTitle, useEntityTitle } from './entity-title.js';
+import { PageHeading } from '../../shell/page-heading.js';
 
 function SortMark({ active, order }: { active: boolean; order: 'asc' | 'desc' }) {
   return (
@@ -38,9 +39,7 @@ export function EntityRoutePage({ entities }: { entities: readonly AnyEntity[] }
   if (entities.length === 1 && first.kind === 'singleton') return <EntityFormPage entity={first} mode="edit" />;
   return (
     <Stack data-testid="entity-page">
-      <Title order={3} data-testid="page-title">
-        {title}
-      </Title>
+      <PageHeading title={title} />
       {entities.length === 1 ? (
         <EntityCollection entity={first} />
       ) : (

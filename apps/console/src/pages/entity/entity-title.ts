@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import type { AnyEntity } from '@portico/schema';
-import { useCurrentRoute } from '../../routes/current-route.js';
+import { useCurrentRoute, useMenuTitle } from '../../routes/current-route.js';
 import type { FormPreset } from './entity-routes.js';
 
 /**
@@ -11,7 +11,8 @@ import type { FormPreset } from './entity-routes.js';
 export function useEntityTitle(entity: AnyEntity): string {
   const { t } = useTranslation();
   const route = useCurrentRoute();
-  if (route && (route.path === route.menuPath || route.page.kind === 'entityForm')) return t(route.label);
+  const menuTitle = useMenuTitle();
+  if (route && (route.path === route.menuPath || route.page.kind === 'entityForm')) return menuTitle;
   return t(`${entity.name}.title`);
 }
 

@@ -69,7 +69,7 @@ export interface AuthUserInfoViewProps {
 /** The page's content for given data; the actions are the caller's. */
 export function AuthUserInfoView({ data, failed, onKick, onBlock, onUnblock, onRate }: AuthUserInfoViewProps) {
   const { t, i18n } = useTranslation();
-  const menuTitle = useMenuTitle('hotspotStatus.online.title');
+  const menuTitle = useMenuTitle();
   const [limiting, setLimiting] = useState<OnlineHotspotUser | null>(null);
   return (
     <StatusFrame testId="auth-user-info-page" title={menuTitle} failed={failed} loading={!data}>

@@ -20,7 +20,7 @@ export default function InnerUserPage() {
 /** The page's content for given data. */
 export function InnerUserView({ data, failed }: { data: OnlineUserList | null; failed: boolean }) {
   const { t, i18n } = useTranslation();
-  const menuTitle = useMenuTitle('hotspotStatus.inner.title');
+  const menuTitle = useMenuTitle();
   const filters = useInnerUserFilters();
   const rows = data ? filterUsers(data.items, filters.auth, filters.query) : [];
   return (

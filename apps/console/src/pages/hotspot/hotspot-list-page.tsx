@@ -1,5 +1,5 @@
 import { useCallback, useMemo } from 'react';
-import { Box, Button, Group, LoadingOverlay, Stack, Table, Tabs, Text, Title } from '@mantine/core';
+import { Box, Button, Group, LoadingOverlay, Stack, Table, Tabs, Text } from '@mantine/core';
 import { useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { LIST_ENTRY_TYPES, type ListEntryType, type ListPage } from '@portico/schema';
@@ -10,7 +10,7 @@ import type { ListState } from '../entity/entity-list-query.js';
 import { useEntityListData } from '../entity/entity-list-data.js';
 import { EntityCell, EntityDeleteConfirm, EntityListFooter, EntitySearchBox } from '../entity/entity-list-parts.js';
 import EntityFormPage from '../entity/entity-form-page.js';
-import { useMenuTitle } from '../../routes/current-route.js';
+import { MenuPageHeading } from '../../shell/page-heading.js';
 import {
   addAddressOf,
   editAddressOf,
@@ -157,17 +157,15 @@ function HotspotListBody({ view }: { view: HotspotListView }) {
  * fixed. Entries are added and edited on the typed sub-routes only.
  */
 export default function HotspotListPage() {
-  const { t } = useTranslation();
   const location = useLocation();
   const [params] = useSearchParams();
   const view = hotspotListView(location.pathname);
-  const menuTitle = useMenuTitle(view ? `${view.entity.name}.title` : 'common.productName');
   if (!view) return null;
   const target = view.type ? formTargetOf(params) : null;
   if (view.type && target) return <EntityFormPage entity={typedEntity(view.entity, view.type)} mode={target.mode} />;
   return (
     <Stack data-testid="hotspot-list">
-      <Title order={3}>{menuTitle}</Title>
+      <MenuPageHeading />
       <HotspotListTabs view={view} />
       <HotspotListBody key={location.pathname} view={view} />
     </Stack>

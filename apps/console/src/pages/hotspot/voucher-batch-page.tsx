@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { Alert, Button, Group, NumberInput, Paper, Select, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, NumberInput, Paper, Select, SimpleGrid, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { PLAN_REF, TIME_UNITS, type VoucherBatch, type VoucherBatchCreated } from '@portico/schema';
 import { showSuccessNotice } from '../../shell/notice.js';
@@ -7,7 +7,7 @@ import { translateFieldError } from '../../i18n/console-i18n.js';
 import { createVoucherBatch, deleteVoucherBatches, fetchVoucherBatches } from './voucher-api.js';
 import { VoucherSheet } from './voucher-sheet.js';
 import { refOptions, useRefChoices } from '../entity/entity-ref-choices.js';
-import { useMenuTitle } from '../../routes/current-route.js';
+import { MenuPageHeading } from '../../shell/page-heading.js';
 
 const PLAN_CHOICES = { plan: PLAN_REF };
 
@@ -39,7 +39,6 @@ function payload(form: BatchForm): Record<string, unknown> {
  */
 export default function VoucherBatchPage() {
   const { t } = useTranslation();
-  const menuTitle = useMenuTitle('hotspot.voucher.batchTitle');
   const [form, setForm] = useState<BatchForm>(INITIAL);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [batches, setBatches] = useState<VoucherBatch[]>([]);
@@ -93,7 +92,7 @@ export default function VoucherBatchPage() {
 
   return (
     <Stack>
-      <Title order={3}>{menuTitle}</Title>
+      <MenuPageHeading />
       <Paper withBorder p="lg" radius="md">
         <form noValidate onSubmit={(event) => void submit(event)} data-testid="voucher-batch-form">
           <Stack>

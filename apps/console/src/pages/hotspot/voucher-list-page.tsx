@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useState } from 'react';
-import { Badge, Button, Checkbox, Group, Select, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Checkbox, Group, Select, Stack, Table, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { VOUCHER_STATUSES, type VoucherRow, type VoucherStatus } from '@portico/schema';
 import { showSuccessNotice } from '../../shell/notice.js';
 import { deleteVouchers, fetchVouchers } from './voucher-api.js';
-import { useMenuTitle } from '../../routes/current-route.js';
+import { MenuPageHeading } from '../../shell/page-heading.js';
 
 const STATUS_COLOR: Readonly<Record<VoucherStatus, string>> = { unused: 'teal', inuse: 'blue', expired: 'gray' };
 
@@ -15,7 +15,6 @@ function when(ms: number | null): string {
 /** Vouchers (/hotspot/voucher): every voucher with its status; codes are never listed. */
 export default function VoucherListPage() {
   const { t } = useTranslation();
-  const menuTitle = useMenuTitle('hotspot.voucher.title');
   const [status, setStatus] = useState<VoucherStatus | null>(null);
   const [rows, setRows] = useState<VoucherRow[]>([]);
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -49,7 +48,7 @@ export default function VoucherListPage() {
 
   return (
     <Stack>
-      <Title order={3}>{menuTitle}</Title>
+      <MenuPageHeading />
       <Group>
         <Select
           placeholder={t('hotspot.voucher.status')}

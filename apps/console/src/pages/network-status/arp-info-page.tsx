@@ -13,7 +13,7 @@ const BINDING_COLOR: Record<ArpBindingMatch, string> = { bound: 'teal', mismatch
 /** ARP and IPv6 neighbour table, compared with the ARP bindings. */
 export default function ArpInfoPage() {
   const { t } = useTranslation();
-  const menuTitle = useMenuTitle('netStatus.arp.title');
+  const menuTitle = useMenuTitle();
   const [family, setFamily] = useState<'all' | '4' | '6'>('all');
   const [iface, setIface] = useState('');
   const [q, setQ] = useState('');

@@ -13,7 +13,7 @@ const STATE_COLOR: Record<DhcpLeaseState, string> = { active: 'teal', abandoned:
 /** DHCP leases (spec §3 Statistics): every pool address as active, abandoned or free. */
 export default function DhcpLeasePage() {
   const { t, i18n } = useTranslation();
-  const menuTitle = useMenuTitle('netStatus.dhcp.title');
+  const menuTitle = useMenuTitle();
   const [status, setStatus] = useState<'all' | DhcpLeaseState>('all');
   const [q, setQ] = useState('');
   const [page, setPage] = useState(1);

@@ -12,7 +12,7 @@ export const LINE_DETAILS_PATH = '/sysstatus/linemonitoring/details';
 /** Line monitoring (spec §2): every WAN's state, probes and rates, refreshed every 5 seconds. */
 export default function LineMonitoringPage() {
   const { t } = useTranslation();
-  const menuTitle = useMenuTitle('netStatus.line.title');
+  const menuTitle = useMenuTitle();
   const { data, failed } = useStatusQuery<LineMonitoring>('status/linemonitoring', {}, LINE_MONITOR_REFRESH_MS);
 
   return (

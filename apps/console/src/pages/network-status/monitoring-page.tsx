@@ -14,7 +14,7 @@ const REFRESH_MS = 5000;
 /** Monitoring: every interface's rates and totals, and the traffic chart of the chosen one. */
 export default function MonitoringPage() {
   const { t } = useTranslation();
-  const menuTitle = useMenuTitle('netStatus.monitor.title');
+  const menuTitle = useMenuTitle();
   const [range, setRange] = useState<ChartRange>('5m');
   const [chosen, setChosen] = useState<string | null>(null);
   const { data, failed } = useStatusQuery<Monitoring>('status/monitoring', { range }, REFRESH_MS);

@@ -1,14 +1,15 @@
 import type { ReactNode } from 'react';
-import { Alert, Center, Group, Loader, Pagination, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Center, Group, Loader, Pagination, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { pageCount } from './net-status-query.js';
+import { PageHeading } from '../../shell/page-heading.js';
 
 /** A status page: its title, the filters, a notice when the last read failed, then the content. */
 export function StatusFrame(props: { testId: string; title: string; failed: boolean; loading: boolean; filters?: ReactNode; children?: ReactNode }) {
   const { t } = useTranslation();
   return (
     <Stack gap="md" data-testid={props.testId}>
-      <Title order={3}>{props.title}</Title>
+      <PageHeading title={props.title} />
       {props.filters && (
         <Group gap="sm" align="flex-end" wrap="wrap">
           {props.filters}

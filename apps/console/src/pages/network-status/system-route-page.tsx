@@ -33,7 +33,7 @@ export function routeCells(r: SystemRoute, t: TFunction): string[] {
 /** The routes of every table the device uses, IPv4 and IPv6, policy tables named by their WAN. */
 export default function SystemRoutePage() {
   const { t } = useTranslation();
-  const menuTitle = useMenuTitle('netStatus.route.title');
+  const menuTitle = useMenuTitle();
   const [family, setFamily] = useState<'all' | '4' | '6'>('all');
   const [table, setTable] = useState('');
   const { data, failed } = useStatusQuery<SystemRouteList>('systemroute', { family, table }, REFRESH_MS);

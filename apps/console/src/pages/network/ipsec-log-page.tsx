@@ -1,9 +1,10 @@
 import { useCallback, useEffect, useState } from 'react';
-import { Alert, Button, Code, Group, Stack, Text, Title } from '@mantine/core';
+import { Alert, Button, Code, Group, Stack, Text } from '@mantine/core';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { IpsecLog } from '@portico/schema';
 import { apiGet } from '../../api/api-client.js';
+import { PageHeading } from '../../shell/page-heading.js';
 
 export const IPSEC_LOG_PATH = 'vpnclient/ipseclog';
 const VPN_CLIENT_ROUTE = '/netconf/vpnclient';
@@ -30,9 +31,7 @@ export default function IpsecLogPage() {
 
   return (
     <Stack data-testid="ipsec-log">
-      <Title order={3} data-testid="page-title">
-        {t('vpnClient.link.ipseclog')}
-      </Title>
+      <PageHeading title={t('vpnClient.link.ipseclog')} />
       <Group>
         <Button variant="default" onClick={() => navigate(VPN_CLIENT_ROUTE)}>
           {t('entity.back')}

@@ -1,4 +1,5 @@
-import { Alert, Stack, Title } from '@mantine/core';
+import { Alert, Stack } from '@mantine/core';
+import { PageHeading } from '../../shell/page-heading.js';
 import { useTranslation } from 'react-i18next';
 
 /**
@@ -9,7 +10,7 @@ export function NotAvailablePage({ title }: { title: string }) {
   const { t } = useTranslation();
   return (
     <Stack gap="md" data-testid="not-available">
-      <Title order={2}>{title}</Title>
+      <PageHeading title={title} />
       <Alert color="gray" variant="light">
         {t('common.notAvailable')}
       </Alert>

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Button, Group, Modal, Stack, Text, Title } from '@mantine/core';
+import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import '@mantine/core/styles/Drawer.css';
 import '@mantine/core/styles/SimpleGrid.css';
 import { useTranslation } from 'react-i18next';
@@ -19,6 +19,7 @@ import {
   type RestoreResult,
 } from './maintain-api.js';
 import { startProgress, watchForDevice, type ProgressState } from './maintain-progress.js';
+import { MenuPageHeading } from '../../shell/page-heading.js';
 
 /** Time the "device is back" line stays before the page reloads. */
 const RELOAD_DELAY_MS = 1500;
@@ -91,7 +92,7 @@ export default function SystemMaintainPage() {
 
   return (
     <Stack gap="lg" data-testid="system-maintain">
-      <Title order={3}>{t(route?.label ?? 'menu.systemmaintain')}</Title>
+      <MenuPageHeading />
       <BackupRestoreSection status={status} canDownload={canAct} canRestore={canModify} onUploading={uploading} onRestored={onRestored} />
       <DeviceRestartSection canReboot={canAct} canReset={canModify} busy={progress !== null} onReboot={reboot} onReset={reset} />
       <JournalSection key={journalKey} canRevert={canModify} />
