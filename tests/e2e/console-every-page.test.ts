@@ -52,7 +52,7 @@ let page: Page;
 const consoleErrors: string[] = [];
 
 beforeAll(async () => {
-  [daemon, browser] = await Promise.all([startDaemon({ PORTICO_LAN_PORTS: 'eth1' }), launchBrowser()]);
+  [daemon, browser] = await Promise.all([startDaemon({ PORTICO_LAN_PORTS: 'eth1', PORTICO_WAN_PORTS: '' }), launchBrowser()]);
   api = await adminWithPassword(daemon, PASSWORD);
   for (const [path, body] of SEEDS) {
     const reply = await api.post(path, { ...body, action: 'add' });
