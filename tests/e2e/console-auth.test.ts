@@ -1,33 +1,23 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, loginInBrowser, newPage, startDaemon, type RunningDaemon } from './e2e-harness.js';
+import { describe, expect, test } from 'vitest';
+import { freshDaemonFixture, loginInBrowser, newPage } from './e2e-harness.js';
 
-let daemon: RunningDaemon;
-let browser: Browser;
-
-beforeAll(async () => {
-  [daemon, browser] = await Promise.all([startDaemon(), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await daemon?.stop();
-});
+const fx = freshDaemonFixture();
 
 describe('first login', () => {
   test('the printed password is written once and no fixed default exists', () => {
-    expect(daemon.initialPassword).toMatch(/^[A-Za-z0-9]{16}$/);
-    expect(daemon.output()).toContain(daemon.initialPassword);
+    expect(fx.daemon.initialPassword).toMatch(/^[A-Za-z0-9]{16}$/);
+    expect(fx.daemon.output()).toContain(fx.daemon.initialPassword);
   });
 
   test('first login goes to /modpwd, the new password leads to the dashboard', async () => {
-    const { context, page } = await newPage(browser);
-    await loginInBrowser(page, daemon.url, 'admin', daemon.initialPassword);
+    const { context, page } = await newPage(fx.browser);
+    await loginInBrowser(page, fx.daemon.url, 'admin', fx.daemon.initialPassword);
     await page.waitForURL('**/modpwd');
     // The forced change cannot be skipped.
-    await page.goto(`${daemon.url}/dashboard`);
+    await page.goto(`${fx.daemon.url}/dashboard`);
     await page.waitForURL('**/modpwd');
 
-    await page.getByTestId('modpwd-old').fill(daemon.initialPassword);
+    await page.getByTestId('modpwd-old').fill(fx.daemon.initialPassword);
     await page.getByTestId('modpwd-new').fill('short1');
     await page.getByTestId('modpwd-confirm').fill('short1');
     await page.getByTestId('modpwd-submit').click();
@@ -43,8 +33,8 @@ describe('first login', () => {
   });
 
   test('wrong and empty credentials show the spec messages', async () => {
-    const { context, page } = await newPage(browser);
-    await page.goto(`${daemon.url}/login`);
+    const { context, page } = await newPage(fx.browser);
+    await page.goto(`${fx.daemon.url}/login`);
     await page.getByTestId('login-submit').click();
     await page.getByText('Username/Password is required').first().waitFor();
     await page.getByTestId('login-username').fill('admin');
@@ -57,37 +47,37 @@ describe('first login', () => {
 
 describe('routing', () => {
   test('a request without a session goes to /login with no notice', async () => {
-    const { context, page } = await newPage(browser);
-    await page.goto(`${daemon.url}/system/usermanagement`);
+    const { context, page } = await newPage(fx.browser);
+    await page.goto(`${fx.daemon.url}/system/usermanagement`);
     await page.waitForURL('**/login');
     expect(await page.getByTestId('notice-error').count()).toBe(0);
     await context.close();
   });
 
   test('a session revoked while in use sends the console to /login', async () => {
-    const { context, page } = await newPage(browser);
-    await loginInBrowser(page, daemon.url, 'admin', 'NewPassw0rd');
+    const { context, page } = await newPage(fx.browser);
+    await loginInBrowser(page, fx.daemon.url, 'admin', 'NewPassw0rd');
     await page.waitForURL('**/dashboard');
     await context.clearCookies();
-    await page.goto(`${daemon.url}/system/usermanagement`);
+    await page.goto(`${fx.daemon.url}/system/usermanagement`);
     await page.waitForURL('**/login');
     await context.close();
   });
 
   test('unknown paths show the not-found page; unbuilt screens say so', async () => {
-    const { context, page } = await newPage(browser);
-    await loginInBrowser(page, daemon.url, 'admin', 'NewPassw0rd');
+    const { context, page } = await newPage(fx.browser);
+    await loginInBrowser(page, fx.daemon.url, 'admin', 'NewPassw0rd');
     await page.waitForURL('**/dashboard');
-    await page.goto(`${daemon.url}/no/such/page`);
+    await page.goto(`${fx.daemon.url}/no/such/page`);
     await page.getByTestId('not-found').waitFor();
-    await page.goto(`${daemon.url}/wirelessmanage/aplist`);
+    await page.goto(`${fx.daemon.url}/wirelessmanage/aplist`);
     await page.getByTestId('not-available').waitFor();
     await context.close();
   });
 
   test('the language switch translates the console and is remembered', async () => {
-    const { context, page } = await newPage(browser);
-    await page.goto(`${daemon.url}/login`);
+    const { context, page } = await newPage(fx.browser);
+    await page.goto(`${fx.daemon.url}/login`);
     const before = await page.getByTestId('login-submit').textContent();
     await chooseLanguage(page, 'zh-CN');
     await expect.poll(() => page.getByTestId('login-submit').textContent()).not.toBe(before);

@@ -52,6 +52,7 @@ let page: Page;
 const consoleErrors: string[] = [];
 
 beforeAll(async () => {
+  // The seeds lay down their own WAN on eth0: the daemon starts without the factory WAN.
   [daemon, browser] = await Promise.all([startDaemon({ PORTICO_LAN_PORTS: 'eth1', PORTICO_WAN_PORTS: '' }), launchBrowser()]);
   api = await adminWithPassword(daemon, PASSWORD);
   for (const [path, body] of SEEDS) {

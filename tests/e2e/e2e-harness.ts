@@ -13,6 +13,8 @@ const CHROMIUM = process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium';
 
 export interface RunningDaemon {
   url: string;
+  /** The captive portal's listener (PORTICO_PORTAL_PORT), as a client on loopback reaches it. */
+  portalUrl: string;
   stateDir: string;
   initialPassword: string;
   output: () => string;
@@ -70,6 +72,7 @@ export async function startDaemon(env: Record<string, string> = {}): Promise<Run
   const initialPassword = readFileSync(join(stateDir, 'initial-admin-password'), 'utf8').trim();
   return {
     url,
+    portalUrl: `http://127.0.0.1:${env.PORTICO_PORTAL_PORT ?? portalPort}`,
     stateDir,
     initialPassword,
     output: () => output,
@@ -160,18 +163,26 @@ export async function loginInBrowser(page: Page, base: string, username: string,
 }
 
 /**
- * The built daemon, Chromium and an admin API session signed in with `password`, shared by the
- * tests of one file: started before them, stopped after them.
+ * The built daemon as its first start leaves it (nobody has signed in yet) and Chromium, shared
+ * by the tests of one file: started before them, stopped after them.
  */
-export function consoleFixture(password = 'AdminPassw0rd'): { readonly daemon: RunningDaemon; readonly browser: Browser; readonly api: ApiSession } {
-  const fixture = {} as { daemon: RunningDaemon; browser: Browser; api: ApiSession };
+export function freshDaemonFixture(): { readonly daemon: RunningDaemon; readonly browser: Browser } {
+  const fixture = {} as { daemon: RunningDaemon; browser: Browser };
   beforeAll(async () => {
     [fixture.daemon, fixture.browser] = await Promise.all([startDaemon(), launchBrowser()]);
-    fixture.api = await adminWithPassword(fixture.daemon, password);
   });
   afterAll(async () => {
     await fixture.browser?.close();
     await fixture.daemon?.stop();
+  });
+  return fixture;
+}
+
+/** freshDaemonFixture with an admin API session whose password is changed to `password`. */
+export function consoleFixture(password = 'AdminPassw0rd'): { readonly daemon: RunningDaemon; readonly browser: Browser; readonly api: ApiSession } {
+  const fixture = freshDaemonFixture() as { daemon: RunningDaemon; browser: Browser; api: ApiSession };
+  beforeAll(async () => {
+    fixture.api = await adminWithPassword(fixture.daemon, password);
   });
   return fixture;
 }

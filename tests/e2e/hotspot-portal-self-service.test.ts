@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { adminWithPassword, freePort, launchBrowser, newPage, startDaemon, type ApiSession, type RunningDaemon } from './e2e-harness.js';
+import { adminWithPassword, launchBrowser, newPage, startDaemon, type ApiSession, type RunningDaemon } from './e2e-harness.js';
 
 /**
  * The local users' self-service pages in Chromium against the built daemon's portal listener
@@ -13,16 +13,13 @@ let portal: string;
 
 
 beforeAll(async () => {
-  const portalPort = await freePort();
-  portal = `http://127.0.0.1:${portalPort}`;
-  [daemon, browser] = await Promise.all([startDaemon({ PORTICO_PORTAL_PORT: String(portalPort), PORTICO_LAN_PORTS: 'eth1' }), launchBrowser()]);
+  [daemon, browser] = await Promise.all([startDaemon({ PORTICO_LAN_PORTS: 'eth1' }), launchBrowser()]);
+  portal = daemon.portalUrl;
   api = await adminWithPassword(daemon, 'AdminPassw0rd');
   const zone = await api.post('auth/zone', { action: 'add', name: 'guests', ifname: 'lan', authmodel: 'webportal', authtime: 1, authtime_unit: 'days' });
   expect(zone.success, JSON.stringify(zone)).toBe(true);
   const current = (await api.get('portal')).data as Record<string, unknown>;
   expect((await api.post('portal', { ...current, methods: ['voucher', 'local'] })).success).toBe(true);
-  // The hotspot reads its configuration at most once a second.
-  await new Promise((r) => setTimeout(r, 1100));
 });
 afterAll(async () => {
   await browser?.close();

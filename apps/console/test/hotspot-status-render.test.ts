@@ -68,7 +68,7 @@ describe('online authenticated users', () => {
     const html = render(authView(online));
     expect(html).toContain('data-testid="auth-user-info-page"');
     expect(html).toMatch(/data-testid="page-title"[^>]*>Authenticated users</);
-    expect(html).toContain('1 users online');
+    expect(html).toContain('Users online: 1');
     for (const id of ['online-kick', 'online-rate', 'online-block', 'blocked-macs']) expect(html).toContain(`data-testid="${id}"`);
     expect(html).toContain('Local user');
     expect(html).toContain('1 h 2 min 5 s');

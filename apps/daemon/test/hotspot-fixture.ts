@@ -26,8 +26,6 @@ export async function startHotspotDaemon(options: Parameters<typeof startDaemon>
   const read = json(await get(h.app, admin, '/api/portal')).data;
   const saved = json(await post(h.app, admin, '/api/portal', { ...read, methods: ['voucher', 'local', 'password'], password: 'Shared2025', logintext: ['Line one', 'Line two'] }));
   expect(saved.success, JSON.stringify(saved)).toBe(true);
-  // The hotspot reads its configuration at most once a second.
-  await new Promise((r) => setTimeout(r, 1100));
   return { h, admin, dataplane, portal: h.app.hotspot.portal };
 }
 

@@ -14,8 +14,6 @@ beforeAll(async () => {
   admin = await adminClient(h);
   const zone = { action: 'add', name: 'guests', ifname: 'lan', authmodel: 'webportal', authtime: 1, authtime_unit: 'days' };
   expect(json(await post(h.app, admin, '/api/auth/zone', zone)).success).toBe(true);
-  // The zone reaches the portal once the write is applied.
-  await new Promise((r) => setTimeout(r, 1100));
 });
 afterAll(async () => {
   await h?.close();

@@ -17,8 +17,6 @@ let dataplane: SimDataplane;
 let reminders: SimReminderRedirect;
 let portal: FastifyInstance;
 
-const settle = () => new Promise((r) => setTimeout(r, 1100));
-
 beforeEach(async () => {
   dataplane = new SimDataplane();
   reminders = new SimReminderRedirect();
@@ -45,7 +43,6 @@ const fromClient = (ip: string, host = PORTAL_HOST.host) => ({ remoteAddress: ip
 describe('local notice', () => {
   test("is shown only to clients whose zone's interface is in its list", async () => {
     await saveSingleton('/api/auth/localnotice', { enabled: true, interfaces: ['lan'], content: ['Pool closes at 9.'] });
-    await settle();
     const shown = json(await portal.inject({ method: 'GET', url: '/portal-api/notice/local', ...fromClient(GUEST) }));
     expect(shown).toEqual({ success: true, data: { content: 'Pool closes at 9.' } });
     // Not a client of any zone.
@@ -58,7 +55,6 @@ describe('local notice', () => {
     const token = wan.data?.confirm?.token as string | undefined;
     if (token) expect(json(await post(h.app, null, '/api/sysconf/confirm', { token, action: 'confirm' })).success).toBe(true);
     await saveSingleton('/api/auth/localnotice', { interfaces: ['wan1'] });
-    await settle();
     const elsewhere = json(await portal.inject({ method: 'GET', url: '/portal-api/notice/local', ...fromClient(GUEST) }));
     expect(elsewhere).toEqual({ success: true, data: { content: '' } });
   });
@@ -71,7 +67,6 @@ describe('expiry reminder', () => {
     const user = { action: 'add', username: 'alice', password: 'Secret123', confirm: 'Secret123', model: 'month' };
     expect(json(await post(h.app, admin, '/api/auth/userauth', user)).success).toBe(true);
     await saveSingleton('/api/auth/reminder', { enabled: true, refresh: true, content: ['Your plan is nearly used up.'], interval: 24, template: 'simple' });
-    await settle();
 
     const login = await portal.inject({ method: 'POST', url: '/portal-api/login', payload: { method: 'local', username: 'alice', password: 'Secret123', acceptTerms: true }, ...fromClient(GUEST) });
     expect(json(login).success, login.body).toBe(true);
@@ -107,7 +102,6 @@ describe('expiry reminder', () => {
     const user = { action: 'add', username: 'bob', password: 'Secret123', confirm: 'Secret123', totalflow: 8 };
     expect(json(await post(h.app, admin, '/api/auth/userauth', user)).success).toBe(true);
     await saveSingleton('/api/auth/reminder', { enabled: true, url: 'https://shop.example.net/renew', content: [] });
-    await settle();
     const login = await portal.inject({ method: 'POST', url: '/portal-api/login', payload: { method: 'local', username: 'bob', password: 'Secret123', acceptTerms: true }, ...fromClient(GUEST) });
     expect(json(login).success, login.body).toBe(true);
     // A plan-less account: the accounting thresholds (10 MB left by default) apply.

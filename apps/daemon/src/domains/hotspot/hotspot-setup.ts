@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { hotspotLocalNotice, hotspotPortal, ipv4ToInt, type HotspotLocalNotice, type HotspotPortal } from '@portico/schema';
+import { hotspotLocalNotice, hotspotPortal, type HotspotLocalNotice, type HotspotPortal } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
-import type { ConfigSnapshot, SnapshotRow } from '../../config/config-types.js';
+import type { ConfigSnapshot } from '../../config/config-types.js';
 import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
 import { networkConfigOf, planNetwork } from '../network/network-public.js';
 import { hotspotConfigOf, HOTSPOT_ENTITIES, linesText } from './hotspot-config.js';
@@ -10,7 +10,8 @@ import { NftDataplane, SimDataplane, type HotspotDataplane } from './hotspot-dat
 import { HotspotEngine, type HotspotCredentials } from './hotspot-engine.js';
 import { NftReminderRedirect, SimReminderRedirect, type ReminderRedirect } from './hotspot-reminder.js';
 import { linuxNeighbours, simNeighbours, type NeighbourLookup } from './hotspot-neighbours.js';
-import { buildPortalServer, type PortalZone } from './hotspot-portal.js';
+import { buildPortalServer } from './hotspot-portal.js';
+import { clientZone, type ZoneRange } from './hotspot-client-zone.js';
 import { HOTSPOT_PORTAL, zoneDevices } from './hotspot-ruleset.js';
 import { registerHotspotAdminRoutes } from './hotspot-admin-routes.js';
 import type { HotspotConfig } from './hotspot-types.js';
@@ -39,17 +40,17 @@ declare module 'fastify' {
   }
 }
 
-/** Reads the current configuration rows the hotspot needs, at most once a second. */
+/**
+ * The current configuration rows, read again only when a revision has been committed since the
+ * last read: every configuration write appends one in the rows' own transaction, so a zone or
+ * plan the administrator just saved is what the next portal request sees.
+ */
 function snapshotReader(ctx: AppContext): () => ConfigSnapshot {
-  let cached: { at: number; snapshot: ConfigSnapshot } | undefined;
+  let cached: { revision: number | undefined; snapshot: ConfigSnapshot } | undefined;
   return () => {
-    const now = Date.now();
-    if (cached && now - cached.at < 1000) return cached.snapshot;
-    const rows = ctx.db.prepare('SELECT entity, id, data FROM config_rows ORDER BY entity, rowid').all() as Array<{ entity: string; id: string; data: string }>;
-    const snapshot: Record<string, SnapshotRow[]> = {};
-    for (const row of rows) (snapshot[row.entity] ??= []).push({ id: row.id, data: JSON.parse(row.data) as Record<string, unknown> });
-    cached = { at: now, snapshot };
-    return snapshot;
+    const revision = ctx.config.journal.latestId();
+    if (!cached || cached.revision !== revision) cached = { revision, snapshot: ctx.config.journal.capture() };
+    return cached.snapshot;
   };
 }
 
@@ -63,12 +64,12 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
   const run = deps.run ?? runCommand;
   const linux = settings.driver === 'linux';
   const snapshot = snapshotReader(ctx);
-  let configCache: { snapshot: ConfigSnapshot; config: HotspotConfig; zones: Array<PortalZone & { first: number; last: number }> } | undefined;
+  let configCache: { snapshot: ConfigSnapshot; config: HotspotConfig; zones: ZoneRange[] } | undefined;
   const current = () => {
     const snap = snapshot();
     if (configCache?.snapshot === snap) return configCache;
     const config = hotspotConfigOf(snap);
-    let zones: Array<PortalZone & { first: number; last: number }> = [];
+    let zones: ZoneRange[] = [];
     const network = networkConfigOf(snap);
     if (network.interfaces.length && config.zones.length) {
       const plan = planNetwork(network);
@@ -96,15 +97,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
   const single = <T>(entity: { name: string; schema: unknown }): T =>
     (entity.schema as { parse(v: unknown): T }).parse(snapshot()[entity.name]?.find((r) => r.id === '')?.data ?? {});
   const neighbours = deps.neighbours ?? (linux ? linuxNeighbours(run) : simNeighbours);
-  const zoneFor = (ip: string) => {
-    let value: number;
-    try {
-      value = ipv4ToInt(ip);
-    } catch {
-      return null;
-    }
-    return current().zones.find((z) => value >= z.first && value <= z.last) ?? null;
-  };
+  const zoneFor = (ip: string) => clientZone(current().zones, ip, settings.driver);
   const portal = await buildPortalServer({
     engine,
     portalPort: settings.portalPort,
