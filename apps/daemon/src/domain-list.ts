@@ -42,15 +42,20 @@ export type DomainDeps = {
   [M in (typeof DOMAIN_MODULES)[number] as [DepsOf<M>] extends [never] ? never : M['name']]?: DepsOf<M>;
 };
 
+/** The given settings over the defaults of an empty environment. */
+function withDefaults(settings: Partial<Settings>): Settings {
+  return { ...readSettings({}), ...settings };
+}
+
 /**
  * The apply pipeline of every domain for the given settings (the rest read as the defaults of
  * an empty environment): what the lab, the benchmarks and the render tests apply with.
  */
 export function systemRegistry(settings: Partial<Settings> = {}, domains?: readonly ConfigDomain[]): DomainRegistry {
-  return registryOf(DOMAIN_MODULES, { ...readSettings({}), ...settings }, domains);
+  return registryOf(DOMAIN_MODULES, withDefaults(settings), domains);
 }
 
 /** The ruleset contributions of every domain, in list order (render tests of the network domain). */
 export function systemRulesetParts(settings: Partial<Settings> = {}): RulesetContributor[] {
-  return collectContributions(DOMAIN_MODULES, { ...readSettings({}), ...settings })(RULESET_PARTS);
+  return collectContributions(DOMAIN_MODULES, withDefaults(settings))(RULESET_PARTS);
 }

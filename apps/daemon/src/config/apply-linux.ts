@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { CommandRunner } from '../engine/command-runner.js';
 import type { DomainRegistry } from './config-domains.js';
 import type { ConfigApplier } from './config-types.js';
-import type { TargetActivation } from './domain-module.js';
+import { activationHandlers, type TargetActivation } from './domain-module.js';
 import type { RenderedFile } from '../engine/engine-types.js';
 import { renderAndInstall } from './apply-install.js';
 
@@ -13,18 +13,11 @@ import { renderAndInstall } from './apply-install.js';
  * module activates (a format checked only) stays installed.
  */
 export function createLinuxActivator(options: { root: string; activations: readonly TargetActivation[] }) {
-  const handlers = new Map<string, (file: RenderedFile, path: string) => Promise<void>>();
-  for (const activation of options.activations) {
-    for (const [key, handler] of Object.entries(activation.activate ?? {})) {
-      if (handlers.has(key)) throw new Error(`two modules activate ${key}`);
-      handlers.set(key, handler);
-    }
-  }
+  const handlerFor = activationHandlers(options.activations);
   return {
     async activate(files: readonly RenderedFile[]): Promise<void> {
       for (const file of files) {
-        const handler = handlers.get(file.target) ?? handlers.get(file.check);
-        await handler?.(file, join(options.root, file.target));
+        await handlerFor(file)?.(file, join(options.root, file.target));
       }
     },
   };

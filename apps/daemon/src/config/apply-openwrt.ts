@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { CommandRunner } from '../engine/command-runner.js';
 import type { DomainRegistry } from './config-domains.js';
 import type { ConfigApplier } from './config-types.js';
-import type { ServiceReload } from './domain-module.js';
+import { activationHandlers, type ServiceReload } from './domain-module.js';
 import { renderAndInstall } from './apply-install.js';
 
 export class ReloadError extends Error {}
@@ -23,19 +23,13 @@ export function createOpenwrtApplier(options: { root: string; run: CommandRunner
     }
     return undefined;
   };
-  const handlerFor = (target: string, check: string) => {
-    for (const activation of activations) {
-      const handler = activation.activate?.[target] ?? activation.activate?.[check];
-      if (handler) return handler;
-    }
-    return undefined;
-  };
+  const handlerFor = activationHandlers(activations);
   return {
     async apply(domains, snapshot, applyOptions) {
       const { files, changed } = await renderAndInstall(options, domains, snapshot);
       const reloaded = new Set<string>();
       for (const file of applyOptions?.full ? files : changed) {
-        const handler = handlerFor(file.target, file.check);
+        const handler = handlerFor(file);
         if (handler) {
           // Commands name files as the device sees them, like the service reloads below.
           await handler(file, file.target).catch((error: unknown) => {

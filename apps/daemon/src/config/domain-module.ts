@@ -111,6 +111,21 @@ export function defineDomain<const Name extends string, Deps = never>(module: Do
   return module;
 }
 
+/** A file's activation handler among the modules': by target first, then by format. */
+export type HandlerLookup = (file: RenderedFile) => ((file: RenderedFile, path: string) => Promise<void>) | undefined;
+
+/** One table of every module's handlers; two modules claiming one key is a programming error. */
+export function activationHandlers(activations: readonly TargetActivation[]): HandlerLookup {
+  const handlers = new Map<string, (file: RenderedFile, path: string) => Promise<void>>();
+  for (const activation of activations) {
+    for (const [key, handler] of Object.entries(activation.activate ?? {})) {
+      if (handlers.has(key)) throw new Error(`two modules activate ${key}`);
+      handlers.set(key, handler);
+    }
+  }
+  return (file) => handlers.get(file.target) ?? handlers.get(file.check);
+}
+
 /** Contributions of every module, by extension point, in list order. */
 export function collectContributions(modules: readonly DomainModule<never>[], settings: Settings): RenderEnv['contributions'] {
   const byPoint = new Map<string, unknown[]>();

@@ -1,3 +1,5 @@
+import type { CommandRunner } from './command-runner.js';
+
 /**
  * The config engine's vocabulary (DESIGN §5). A domain renders typed configuration into files,
  * purely; a driver decides where the files go, checks them with their own checker, replaces
@@ -31,6 +33,12 @@ export function assertInert(value: string, what: string): string {
     throw new Error(`${what} carries a control character and cannot be rendered`);
   }
   return value;
+}
+
+/** Runs the command that makes `target` live; a failure names the file and what the command said. */
+export async function activateWith(run: CommandRunner, target: string, argv: readonly string[]): Promise<void> {
+  const result = await run(argv);
+  if (result.exitCode !== 0) throw new ActivationError(target, (result.stderr || result.stdout).slice(0, 2000));
 }
 
 /** A file that passed its check but could not be made live (its command or service failed). */

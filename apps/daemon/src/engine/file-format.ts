@@ -25,7 +25,7 @@ const noNul = (content: string): string | null => (content.includes('\0') ? 'NUL
 
 /** Formats of the engine itself: files a service of the daemon reads, and UCI packages. */
 export const ENGINE_FORMATS: readonly FileFormat[] = [
-  { name: 'none', builtin: noNul },
+  { name: 'none' },
   { name: 'uci', builtin: checkUci },
 ];
 

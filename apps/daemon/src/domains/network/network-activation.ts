@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ActivationError, type RenderedFile } from '../../engine/engine-types.js';
+import { ActivationError, activateWith, type RenderedFile } from '../../engine/engine-types.js';
 import type { DriverEnv, ServiceReload, TargetActivation } from '../../config/domain-module.js';
 import { NETWORK_FILES, TOLERANT_BATCHES } from './network-config.js';
 import type { WanHealthConfig } from './network-ip-batch.js';
@@ -65,10 +65,7 @@ export function networkLinuxActivation(env: DriverEnv): TargetActivation {
     report: env.report,
   });
   const dnsmasq = dnsmasqSupervisor(env);
-  const runOrThrow = async (target: string, argv: string[]): Promise<void> => {
-    const result = await env.run(argv);
-    if (result.exitCode !== 0) throw new ActivationError(target, (result.stderr || result.stdout).slice(0, 2000));
-  };
+  const runOrThrow = (target: string, argv: readonly string[]) => activateWith(env.run, target, argv);
   return {
     activate: {
       'ip-batch': async (file: RenderedFile, path: string) => {

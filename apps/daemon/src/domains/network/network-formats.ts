@@ -4,7 +4,7 @@ import { checkPppdOptions, checkPppSecret } from './network-vpn-pppd.js';
 import { checkSwanctl } from './network-vpn-swanctl.js';
 
 /** Lines of a file that carry syntax: not blank, not a comment. */
-function syntaxLines(content: string): string[] {
+export function syntaxLines(content: string): string[] {
   return content.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
 }
 

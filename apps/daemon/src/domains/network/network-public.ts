@@ -5,6 +5,7 @@
  */
 export * from './network-config.js';
 export * from './network-domain.js';
+export { syntaxLines } from './network-formats.js';
 export * from './network-openwrt-mwan3.js';
 export * from './network-plan.js';
 export * from './network-ruleset-parts.js';

@@ -1,6 +1,6 @@
 import { rm, writeFile } from 'node:fs/promises';
 import type { DriverEnv, TargetActivation } from '../../config/domain-module.js';
-import { ActivationError, type RenderedFile } from '../../engine/engine-types.js';
+import { ActivationError, activateWith, type RenderedFile } from '../../engine/engine-types.js';
 import { loadQosScript } from './qos-load.js';
 import { tcDelta } from './qos-tc.js';
 
@@ -12,10 +12,6 @@ import { tcDelta } from './qos-tc.js';
 export function qosLinuxActivation(env: DriverEnv): TargetActivation {
   // The tc script last made live per file.
   const liveTc = new Map<string, string>();
-  const runOrThrow = async (target: string, argv: string[]): Promise<void> => {
-    const result = await env.run(argv);
-    if (result.exitCode !== 0) throw new ActivationError(target, (result.stderr || result.stdout).slice(0, 2000));
-  };
   async function applyTc(file: RenderedFile, path: string): Promise<void> {
     const previous = liveTc.get(file.target);
     const delta = previous === undefined ? null : tcDelta(previous, file.content);
@@ -25,7 +21,7 @@ export function qosLinuxActivation(env: DriverEnv): TargetActivation {
         const deltaPath = `${path}.delta`;
         await writeFile(deltaPath, `${delta.join('\n')}\n`);
         try {
-          await runOrThrow(file.target, ['tc', '-batch', deltaPath]);
+          await activateWith(env.run, file.target, ['tc', '-batch', deltaPath]);
         } finally {
           await rm(deltaPath, { force: true });
         }

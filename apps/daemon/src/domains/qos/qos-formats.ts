@@ -1,4 +1,5 @@
 import type { FileFormat } from '../../engine/file-format.js';
+import { syntaxLines } from '../network/network-public.js';
 
 // tc has no dry run; its script is plain `qdisc|class|filter add|replace|del dev …` lines, and
 // `# reset <device>` comments that name the devices the driver clears before running it.
@@ -8,7 +9,7 @@ const TC_BATCH_LINE = /^(qdisc|class|filter) (add|replace|change|del) dev [A-Za-
 
 /** The builtin check of a Smart QoS tc script: returns the problem or null. */
 export function checkTcScript(content: string): string | null {
-  const lines = content.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  const lines = syntaxLines(content);
   const bad = lines.find((l) => !TC_BATCH_LINE.test(l));
   if (bad === undefined && !/^# reset /m.test(content) && lines.length) return 'a tc script names no device it resets';
   return bad === undefined ? null : `not a tc batch command: ${JSON.stringify(bad.slice(0, 80))}`;
