@@ -22,6 +22,7 @@ export default defineConfig({
       { test: { name: 'console', root: 'apps/console', include: ['test/**/*.test.ts'], setupFiles: ['test/i18n-setup.ts'], ...LOADED_MACHINE } },
       { test: { name: 'portal', root: 'apps/portal', include: ['test/**/*.test.ts'], ...LOADED_MACHINE } },
       { test: { name: 'scripts', root: 'scripts', include: ['test/**/*.test.ts'], ...LOADED_MACHINE } },
+      { test: { name: 'packaging', root: 'tests', include: ['packaging/**/*.test.ts'], ...LOADED_MACHINE } },
       {
         test: {
           name: 'lab',
