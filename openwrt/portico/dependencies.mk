@@ -24,9 +24,7 @@ PORTICO_REQUIRED := \
 	ppp-mod-pppoe \
 	tc-full \
 	kmod-sched-core \
-	kmod-sched-bpf \
-	kmod-sched-ctinfo \
-	kmod-ifb
+	kmod-sched-bpf
 
 # Optional: each serves one feature; without it the daemon keeps writing that feature's
 # configuration and skips its reload (ServiceReload.optional), or netifd reports the
@@ -47,7 +45,7 @@ PORTICO_USES.node := command:/usr/bin/node
 PORTICO_USES.netifd := service:/etc/init.d/network command:ifup proto:static proto:dhcp proto:dhcpv6 proto:none
 # The connection-tracking timeouts are loaded with `sysctl -p`; WAN health probes ping.
 PORTICO_USES.busybox := command:sysctl command:ping
-# BusyBox's ip has neither `-j` (the hotspot reads neighbours as JSON) nor IFB links.
+# BusyBox's ip has no `-j`: the hotspot reads neighbours as JSON.
 PORTICO_USES.ip-full := command:ip
 # fw4: /etc/config/firewall and the includes under /usr/share/nftables.d.
 PORTICO_USES.firewall4 := service:/etc/init.d/firewall
@@ -59,13 +57,12 @@ PORTICO_USES.kmod-nft-nat := kernel:nft_nat kernel:nft_redir kernel:nft_masq
 # The stock dnsmasq has no nftset support: Smart QoS domain rules and routes need it.
 PORTICO_USES.dnsmasq-full := service:/etc/init.d/dnsmasq
 PORTICO_USES.ppp-mod-pppoe := proto:pppoe
-# tc-tiny has no eBPF: the Smart QoS script classifies with cls_bpf.
+# Smart QoS: HTB trees on each WAN (upload) and on the LAN side (download: the openwrt driver
+# always shapes download there, so no IFB device, ingress qdisc or ctinfo action is needed),
+# classified by a classic-BPF filter; tc-tiny has no BPF support.
 PORTICO_USES.tc-full := command:tc
-PORTICO_USES.kmod-sched-core := kernel:sch_htb kernel:sch_ingress kernel:cls_u32 kernel:act_mirred
+PORTICO_USES.kmod-sched-core := kernel:sch_htb
 PORTICO_USES.kmod-sched-bpf := kernel:cls_bpf
-# Download shaping on IFB copies the connection's class with tc's ctinfo action.
-PORTICO_USES.kmod-sched-ctinfo := kernel:act_ctinfo
-PORTICO_USES.kmod-ifb := kernel:ifb
 
 # Multi-WAN policies and Smart QoS port/domain routes.
 PORTICO_USES.mwan3 := service:/etc/init.d/mwan3
