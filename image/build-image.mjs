@@ -129,7 +129,7 @@ function daemonRuntimeModules() {
 }
 
 /** Copies the built project into the root tree, laid out as in the repository so it finds its parts. */
-function installProject(root) {
+export function installProject(root) {
   const app = join(root, IMAGE_LAYOUT.appDir.slice(1));
   const needed = ['apps/daemon/dist/main.mjs', 'apps/console/dist/index.html', 'apps/portal/dist/index.html'];
   for (const file of needed) if (!existsSync(join(repo, file))) throw new Error(`${file} is missing: build the project first (npm run build)`);
@@ -140,7 +140,7 @@ function installProject(root) {
     // Only what loads at run time: the addon's sources and build tree stay behind.
     cpSync(dir, join(app, 'apps/daemon/node_modules', name), {
       recursive: true,
-      filter: (src) => !/[\\/](src|deps|docs|test)$/.test(src) && !/[\\/]build[\\/](?!Release(?:[\\/]better_sqlite3\.node)?$)/.test(src),
+      filter: (src) => !/[\\/](src|deps|docs|test|node_modules)$/.test(src.slice(dir.length)) && !/[\\/]build[\\/](?!Release(?:[\\/]better_sqlite3\.node)?$)/.test(src),
     });
   }
   // The Node the project was built and tested with (the addon is built against its ABI).
@@ -148,7 +148,7 @@ function installProject(root) {
   chmodSync(join(root, IMAGE_LAYOUT.node.slice(1)), 0o755);
 }
 
-function overlayRootfs(root) {
+export function overlayRootfs(root) {
   // Documentation and type declarations of the overlay stay in the repository.
   cpSync(join(repo, 'rootfs'), root, { recursive: true, filter: (src) => !/(README\.md|\.d\.mts)$/.test(src) });
   const version = JSON.parse(readFileSync(join(repo, 'apps', 'daemon', 'package.json'), 'utf8')).version;
@@ -222,7 +222,7 @@ function writeAt(fd, src, offset) {
 }
 
 /** A GPT disk: the ESP, then the root; partitions are copied in at their offsets. */
-function diskImage(file, esp, rootfs) {
+export function diskImage(file, esp, rootfs) {
   const first = 2048;
   const espSectors = statSync(esp).size / SECTOR;
   const rootStart = first + espSectors;
