@@ -2,7 +2,7 @@ import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { IMAGE_LAYOUT } from '../../image/image-layout.mjs';
 import { inNs } from '../lab/lab-topology.js';
-import { guestPortName, startVmGateway, UPSTREAM, vmPrerequisites, type VmGateway } from './vm-gateway.js';
+import { BOOT_LIMIT_MS, guestPortName, startVmGateway, UPSTREAM, vmPrerequisites, type VmGateway } from './vm-gateway.js';
 
 /**
  * The gateway image boots under QEMU, assigns its ports, starts the daemon with the linux
@@ -11,7 +11,6 @@ import { guestPortName, startVmGateway, UPSTREAM, vmPrerequisites, type VmGatewa
  */
 
 const skip = vmPrerequisites();
-const BOOT_LIMIT_MS = 600_000;
 let gw: VmGateway;
 let consoleSeconds = 0;
 

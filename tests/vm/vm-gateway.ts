@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { GatewayVm, guestPortName, IMAGE_FILE } from '../../image/vm-guest.mjs';
 import { IMAGE_LAYOUT } from '../../image/image-layout.mjs';
 import { inNs, run } from '../lab/lab-topology.js';
+import { ApiSession } from '../e2e/e2e-harness.js';
 
 /**
  * The VM tier's topology: the gateway image under QEMU with two Ethernet ports on host taps,
@@ -145,3 +146,103 @@ export async function startVmGateway(options: { memoryMiB?: number } = {}): Prom
 }
 
 export { guestPortName };
+
+/** How long a boot may take: minutes without KVM. */
+export const BOOT_LIMIT_MS = 600_000;
+
+async function poll<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** Waits until a LAN client has its lease and the console answers through the relays. */
+export async function consoleReady(gw: VmGateway, timeoutMs = BOOT_LIMIT_MS): Promise<void> {
+  await poll(
+    async () => {
+      try {
+        gw.clientLease();
+        return (await fetch(`${gw.consoleUrl}/api/changelang`, { signal: AbortSignal.timeout(5000) })).status;
+      } catch {
+        return 0;
+      }
+    },
+    (status) => status === 200,
+    timeoutMs,
+    'the console through the LAN',
+  );
+}
+
+/** An administrator signed in with a password of their own, writing as the console does. */
+export interface AdminApi {
+  api: ApiSession;
+  /** Writes a change and confirms it when the daemon asks (changes that may cut access). */
+  write(path: string, body: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+export async function signIn(gw: VmGateway, password: string): Promise<AdminApi> {
+  const initial = (await gw.vm.agent.readFile(`${IMAGE_LAYOUT.stateDir}/initial-admin-password`)).trim();
+  const api = new ApiSession(gw.consoleUrl);
+  const login = await api.login('admin', initial);
+  if (!login.success) throw new Error(`login: ${JSON.stringify(login)}`);
+  const changed = await api.post('changepwd', { oldpassword: initial, password, confirm: password });
+  if (!changed.success) throw new Error(`password change: ${JSON.stringify(changed)}`);
+  api.csrf = String((changed.data as { csrf: string }).csrf);
+  const write = async (path: string, body: Record<string, unknown>) => {
+    const reply = await api.post(path, body);
+    if (!reply.success) throw new Error(`${path}: ${JSON.stringify(reply)}`);
+    if ((reply.data as { confirm?: unknown } | undefined)?.confirm) {
+      const confirmed = await api.post('sysconf/confirm', {});
+      if (!confirmed.success) throw new Error(`confirm: ${JSON.stringify(confirmed)}`);
+    }
+    return reply;
+  };
+  return { api, write };
+}
+
+/**
+ * A namespace inside the guest joined to the gateway by veth pairs: the daemon's ports are the
+ * near ends (`lp1` …), the peer's the far ends (`pp1` …). The guest's kernel has what the
+ * host's lacks (802.1Q, bonding, PPP, L2TP), so the far side of every link runs there.
+ */
+export class GuestPeer {
+  constructor(
+    private readonly gw: VmGateway,
+    readonly ns = 'peer',
+  ) {}
+
+  async create(ports: number): Promise<void> {
+    const { agent } = this.gw.vm;
+    await agent.run(['/usr/sbin/ip', 'netns', 'add', this.ns]);
+    await this.run(['/usr/sbin/ip', 'link', 'set', 'lo', 'up']);
+    for (let i = 1; i <= ports; i += 1) {
+      await agent.run(['/usr/sbin/ip', 'link', 'add', `lp${i}`, 'type', 'veth', 'peer', 'name', `pp${i}`, 'netns', this.ns]);
+      await agent.run(['/usr/sbin/ip', 'link', 'set', `lp${i}`, 'up']);
+      await this.run(['/usr/sbin/ip', 'link', 'set', `pp${i}`, 'up']);
+    }
+  }
+
+  /** Runs argv in the peer namespace; throws when it fails. */
+  run(argv: string[], options?: { input?: string; timeoutMs?: number }): Promise<string> {
+    return this.gw.vm.agent.run(['/usr/sbin/ip', 'netns', 'exec', this.ns, ...argv], options);
+  }
+
+  async ping(address: string, extra: string[] = []): Promise<boolean> {
+    return (await this.gw.vm.agent.exec(['/usr/sbin/ip', 'netns', 'exec', this.ns, '/usr/bin/ping', '-c', '1', '-W', '2', ...extra, address])).code === 0;
+  }
+
+  /**
+   * Writes a file the peer's programs see at /etc/<path>: `ip netns exec` binds
+   * /etc/netns/<ns>/<entry> over /etc/<entry>, so the peer's /etc/ppp is not the gateway's.
+   */
+  async writeEtc(path: string, content: string): Promise<void> {
+    const file = `/etc/netns/${this.ns}/${path}`;
+    await this.gw.vm.agent.run(['/usr/bin/mkdir', '-p', file.slice(0, file.lastIndexOf('/'))]);
+    await this.gw.vm.agent.run(['/usr/bin/tee', file], { input: content });
+    await this.gw.vm.agent.run(['/usr/bin/chmod', '600', file]);
+  }
+}
