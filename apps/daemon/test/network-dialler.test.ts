@@ -6,7 +6,7 @@ import { createLinuxApplier } from '../src/config/apply-linux.js';
 import type { ConfigApplier } from '../src/config/config-types.js';
 import { systemRegistry } from '../src/domain-list.js';
 import type { CommandRunner } from '../src/engine/command-runner.js';
-import type { Scheduler } from '../src/domains/network/network-child-process.js';
+import { SupervisedProcess, type Scheduler } from '../src/domains/network/network-child-process.js';
 import { NETWORK_FILES } from '../src/domains/network/network-config.js';
 import type { DialledLinks } from '../src/domains/network/network-dialled-links.js';
 import { PppdSupervisor } from '../src/domains/network/network-pppd-supervisor.js';
@@ -277,6 +277,17 @@ describe('restarts', () => {
       await pppd.stop();
     }
     expect(tools.starts().map((start) => start.pid).filter(alive)).toEqual([]);
+  });
+
+  test('a service whose program is missing is reported and tried again after the backoff', async () => {
+    const scheduler = new ManualScheduler();
+    const reports: unknown[] = [];
+    const missing = new SupervisedProcess({ name: 'pppd of wanppp', argv: [join(tempDir('portico-dial-bin-'), 'pppd')], fd3: () => 'x', scheduler, report: (e) => reports.push(e) });
+    missing.start();
+    await vi.waitFor(() => expect(scheduler.pending()).toEqual([1000]), CONDITION_WAIT);
+    expect(String(reports[0])).toContain('pppd of wanppp ended (spawn');
+    await missing.stop();
+    expect(scheduler.pending()).toEqual([]);
   });
 
   test('an xl2tpd that exits is started again and connects every L2TP client again', async () => {
