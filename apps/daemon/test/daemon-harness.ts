@@ -164,6 +164,20 @@ export async function adminClient(h: Harness): Promise<Client> {
   return { cookie: `portico_sid=${sid.value}`, csrf: body.data.csrf, username: 'admin', ip: first.ip };
 }
 
+/**
+ * Writes one row through its entity route and confirms the change when the write asks for it
+ * (a change that could cut the administrator off); returns the row's id.
+ */
+export async function writeConfirmed(h: Harness, admin: Client, entity: { path: string }, body: Record<string, unknown>): Promise<string> {
+  const reply = json(await post(h.app, admin, `/api/${entity.path}`, body));
+  if (!reply.success) throw new Error(`write refused: ${JSON.stringify(reply)}`);
+  if (reply.data?.confirm) {
+    const confirmed = json(await post(h.app, null, '/api/sysconf/confirm', { token: reply.data.confirm.token }));
+    if (!confirmed.success) throw new Error(`confirmation refused: ${JSON.stringify(confirmed)}`);
+  }
+  return reply.data?.id as string;
+}
+
 /** Adds an account through the API and signs it in. */
 export async function addAccount(
   h: Harness,

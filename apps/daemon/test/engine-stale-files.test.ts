@@ -7,7 +7,7 @@ import { createLinuxApplier } from '../src/config/apply-linux.js';
 import type { ConfigApplier } from '../src/config/config-types.js';
 import { systemRegistry } from '../src/domain-list.js';
 import { MANIFEST_TARGET } from '../src/engine/install-manifest.js';
-import { adminClient, get, json, post, startDaemon, tempDir, type Client, type Harness } from './daemon-harness.js';
+import { adminClient, get, json, startDaemon, tempDir, writeConfirmed, type Client, type Harness } from './daemon-harness.js';
 
 /**
  * Every kind of row that renders files of its own (a PPPoE WAN, PPTP, L2TP and IPsec VPN
@@ -66,12 +66,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function write(admin: Client, entity: { path: string }, body: Record<string, unknown>): Promise<string> {
-  const reply = json(await post(h!.app, admin, `/api/${entity.path}`, body));
-  expect(reply.success, JSON.stringify(reply)).toBe(true);
-  if (reply.data?.confirm) expect(json(await post(h!.app, null, '/api/sysconf/confirm', { token: reply.data.confirm.token })).success).toBe(true);
-  return reply.data?.id as string;
-}
+const write = (admin: Client, entity: { path: string }, body: Record<string, unknown>) => writeConfirmed(h!, admin, entity, body);
 
 /** Adds the network and every row, checks their traces reached the tree, deletes the rows one by one. */
 async function addAndDeleteEverything(installed: string): Promise<void> {

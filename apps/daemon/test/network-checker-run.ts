@@ -4,6 +4,7 @@ import { execa } from 'execa';
 import type { RenderedFile } from '../src/engine/engine-types.js';
 import { checkIpBatch, defaultRouteLines, type WanHealthConfig } from '../src/domains/network/network-ip-batch.js';
 import type { WanDhcpConfig } from '../src/domains/network/network-wan-dhcp.js';
+import type { DialledLinks } from '../src/domains/network/network-dialled-links.js';
 import { checkSysctl } from '../src/domains/network/network-sysctl.js';
 
 /** Runs the checker a rendered file names, the real tool where there is one. */
@@ -66,6 +67,17 @@ export async function checkRendered(file: RenderedFile, dir: string): Promise<Ch
             [c.metric, c.table ?? 0, c.rulePriority ?? 0].every(Number.isInteger),
         );
         return { target, problems: ok ? [] : ['not a list of DHCP WAN clients'] };
+      }
+      // What the dialler starts: plain names, and paths of files the network domain renders.
+      if (target.endsWith('dialled-links.json')) {
+        const { pppd, l2tp, ipsec } = JSON.parse(file.content) as DialledLinks;
+        const name = (value: string) => /^[a-z][a-z0-9]{0,14}$/.test(value);
+        const path = (value: string) => /^\/etc\/portico\/[a-z0-9/._-]+$/.test(value) && !value.includes('..');
+        const ok =
+          pppd.every((link) => name(link.name) && ['pppoe', 'pptp'].includes(link.kind) && path(link.options) && path(link.secret)) &&
+          (!l2tp || (path(l2tp.config) && l2tp.lacs.every((lac) => name(lac.name) && lac.files.every(path)))) &&
+          (!ipsec || (path(ipsec.config) && ipsec.files.every(path) && ipsec.children.every(name)));
+        return { target, problems: ok ? [] : ['not a list of dialled links'] };
       }
       // JSON argument vectors (ethtool) must parse as arrays of plain strings.
       if (target.endsWith('.json')) {

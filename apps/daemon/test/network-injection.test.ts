@@ -52,6 +52,9 @@ function signature(file: RenderedFile): string[] {
         const [key = '', ...rest] = line.split(' = ');
         return `${key.replace(/^net\/(ipv[46])\/conf\/[^/]+\//, 'net/$1/conf/*/')} = ${skeleton(rest.join(' = '))}`;
       }
+      case 'ppp-password':
+        // Every byte of the password is one octal escape: their number is the length, not the shape.
+        return line.replace(/^password "(?:\\[0-7]{3})+"$/, 'password "\\ooo"');
       case 'ip-batch': {
         const words = line.split(' ');
         return `${words.slice(0, 2).join(' ')} ${skeleton(words.slice(2).join(' '))}`;

@@ -64,6 +64,7 @@ describe('what the network renderer writes', () => {
       NETWORK_FILES.xl2tpd,
       '/etc/portico/ppp/vpn1.options',
       '/etc/portico/ppp/vpn1.secret',
+      NETWORK_FILES.dialledLinks,
     ]);
     expect([...rep.values()].map((f) => f.check)).toEqual([
       'nft',
@@ -82,7 +83,8 @@ describe('what the network renderer writes', () => {
       'none',
       'xl2tpd',
       'pppd',
-      'ppp-secret',
+      'ppp-password',
+      'none',
     ]);
     expect(alt.get(NETWORK_FILES.igmpproxy)?.check).toBe('none');
     expect(TOLERANT_BATCHES.has(NETWORK_FILES.stateBatch)).toBe(false);

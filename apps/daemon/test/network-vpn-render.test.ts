@@ -10,7 +10,7 @@ import { planNetwork } from '../src/domains/network/network-plan.js';
 import { renderNetwork } from '../src/domains/network/network-render.js';
 import { RenderValueError } from '../src/domains/network/network-syntax.js';
 import { renderVpnClientFiles, checkXl2tpd } from '../src/domains/network/network-vpn.js';
-import { checkPppdOptions, checkPppSecret, pppdWord, readPppSecret } from '../src/domains/network/network-vpn-pppd.js';
+import { checkPppdOptions, checkPppPasswordOptions, checkPppSecret, pppdWord, readPppSecret } from '../src/domains/network/network-vpn-pppd.js';
 import { checkSwanctl } from '../src/domains/network/network-vpn-swanctl.js';
 import { buildConfig, entityNamed, REPRESENTATIVE, type ConfigInput } from './network-fixture.js';
 
@@ -34,14 +34,26 @@ function vpnFiles(config: NetworkConfig): RenderedFile[] {
   return renderVpnClientFiles(planNetwork(config));
 }
 
-/** The structural checker of each VPN file, by its target. */
-function checkerOf(target: string): (content: string) => string[] {
+/** The structural checker of each VPN file, by its target and format. */
+function checkerOf({ target, check }: RenderedFile): (content: string) => string[] {
   if (target === NETWORK_FILES.swanctl || target === NETWORK_FILES.swanctlSecrets) return (content) => checkSwanctl(content);
   if (target === NETWORK_FILES.charonLogging) return (content) => checkSwanctl(content, ['charon']);
   if (target === NETWORK_FILES.xl2tpd) return checkXl2tpd;
-  if (target.endsWith('.secret')) return checkPppSecret;
+  if (check === 'ppp-secret') return checkPppSecret;
+  if (check === 'ppp-password') return checkPppPasswordOptions;
   if (target.endsWith('.options')) return checkPppdOptions;
   throw new Error(`no checker for ${target}`);
+}
+
+/**
+ * The password a pppd password file gives pppd, read the way pppd's word reader does: `#`
+ * starts a comment, quotes group, `\ooo` is a byte of up to three octal digits.
+ */
+function pppdPassword(content: string): string | null {
+  const line = content.split('\n').find((l) => l.startsWith('password '));
+  const word = /^password "((?:\\[0-7]{3})+)"$/.exec(line ?? '');
+  if (!word) return null;
+  return Buffer.from(word[1]!.slice(1).split('\\').map((octal) => parseInt(octal, 8))).toString('utf8');
 }
 
 describe('VPN client files', () => {
@@ -71,6 +83,8 @@ describe('VPN client files', () => {
       ['/etc/portico/ppp/vpn2.options', 0o644],
       ['/etc/portico/ppp/vpn2.secret', 0o600],
     ]);
+    // The PPTP pppd gets its password from the daemon, the L2TP one reads it from its own file.
+    expect(files.filter((f) => f.target.endsWith('.secret')).map((f) => f.check)).toEqual(['ppp-secret', 'ppp-password']);
     // The files are part of the network render, so the hostile corpus reaches them too.
     const rendered = renderNetwork(buildConfig(VPN))[0]!.files.map((f) => f.target);
     for (const file of files) expect(rendered).toContain(file.target);
@@ -78,7 +92,7 @@ describe('VPN client files', () => {
 
   it('every file passes its structural checker', () => {
     for (const config of [buildConfig(VPN), buildConfig(REPRESENTATIVE)]) {
-      for (const file of vpnFiles(config)) expect(checkerOf(file.target)(file.content), file.target).toEqual([]);
+      for (const file of vpnFiles(config)) expect(checkerOf(file)(file.content), file.target).toEqual([]);
     }
   });
 
@@ -104,7 +118,9 @@ describe('VPN client files', () => {
     expect(xl2tpd).toContain('[lac office]\nlns = vpn.example.com\nname = branch1\npppoptfile = /etc/portico/ppp/vpn2.options\n');
     expect(xl2tpd).toContain('autodial = no');
     expect(xl2tpd).not.toContain('[lac off]');
-    expect(byTarget.get('/etc/portico/ppp/vpn2.options')!.content).toContain('nodefaultroute\n');
+    expect(byTarget.get('/etc/portico/ppp/vpn2.options')!.content).toContain('nodefaultroute\nfile /etc/portico/ppp/vpn2.secret\n');
+    expect(pppdPassword(byTarget.get('/etc/portico/ppp/vpn2.secret')!.content)).toBe("tunnel-pass'");
+    expect(byTarget.get('/etc/portico/ppp/vpn2.secret')!.content).not.toContain('tunnel');
   });
 
   it('no VPN client, no VPN file', () => {
@@ -130,6 +146,10 @@ describe('VPN file syntax', () => {
     expect(checkPppdOptions('name  x\n')).toEqual(['line 1: words are not single-space separated']);
     expect(checkPppdOptions('name x #c\n')).toEqual(['line 1: malformed word']);
     expect(checkPppSecret('# x\npassword-hex 6g\n')).toEqual(['not a PPP secret file']);
+    expect(checkPppPasswordOptions('# x\npassword "\\141"\n')).toEqual([]);
+    for (const bad of ['# x\npassword "a"\n', '# x\npassword "\\141" noauth\n', '# x\npassword \\141\n', '# x\npassword "\\41"\n', '# x\npassword "\\141"\nplugin x.so\n']) {
+      expect(checkPppPasswordOptions(bad), bad).toEqual(['not a pppd password file']);
+    }
     expect(checkXl2tpd('[lac a]\nlns = x y\n')).toEqual(['line 2: not a section or setting']);
     expect(checkXl2tpd('lns = x\n')).toEqual(['line 1: setting outside a section']);
     expect(checkXl2tpd('[lac a]\nppp options = x\n')).toEqual(['line 2: unknown setting ppp options']);
@@ -164,13 +184,13 @@ describe('hostile strings in every field of every VPN client type', () => {
           const config: NetworkConfig = { ...base, vpnClients: base.vpnClients.map((r, i) => (i === index ? row : r)) };
           const files = vpnFiles(config);
           const what = `${slot.field} = ${JSON.stringify(hostile.slice(0, 40))}`;
-          for (const file of files) expect(checkerOf(file.target)(file.content), `${what} in ${file.target}`).toEqual([]);
+          for (const file of files) expect(checkerOf(file)(file.content), `${what} in ${file.target}`).toEqual([]);
           // Setting an identity the row did not have adds its line; nothing else changes the files or their lines.
           const addsLine = ['local_id', 'remote_id'].includes(slot.field) && ((original[slot.field] ?? '') === '' || hostile === '');
           if (!addsLine) expect(shape(files), what).toEqual(baseline);
           if (slot.field === 'password' && row.type !== 'ipsec') {
             const secret = files.find((f) => f.target === `/etc/portico/ppp/vpn${index + 1}.secret`)!;
-            expect(readPppSecret(secret.content), what).toBe(hostile);
+            expect(row.type === 'l2tp' ? pppdPassword(secret.content) : readPppSecret(secret.content), what).toBe(hostile);
           }
         }
       }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ActivationError, activateWith, type RenderedFile } from '../../engine/engine-types.js';
@@ -6,6 +6,9 @@ import type { DriverEnv, ServiceReload, TargetActivation } from '../../config/do
 import { NETWORK_FILES, TOLERANT_BATCHES } from './network-config.js';
 import { OPENWRT_SWANCTL_FILES } from './network-openwrt-vpn.js';
 import type { WanHealthConfig } from './network-ip-batch.js';
+import { spawnService, stopChild } from './network-child-process.js';
+import type { DialledLinks } from './network-dialled-links.js';
+import { LinkDialler } from './network-link-dialler.js';
 import { WanHealthMonitor } from './network-wan-health.js';
 import { WanDhcpSupervisor, type WanDhcpConfig } from './network-wan-dhcp.js';
 
@@ -16,23 +19,15 @@ function dnsmasqSupervisor(env: DriverEnv, binary = 'dnsmasq') {
   async function stop(): Promise<void> {
     const child = dnsmasq;
     dnsmasq = null;
-    if (!child || child.exitCode !== null) return;
-    await new Promise<void>((done) => {
-      child.once('exit', () => done());
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 3000).unref();
-    });
+    if (child) await stopChild(child);
   }
 
   async function start(conf: string): Promise<void> {
     await stop();
-    const [command, ...prefix] = env.spawnPrefix ?? [];
     const pidFile = join(env.root, 'run/portico/dnsmasq.pid');
     await rm(pidFile, { force: true });
     const argv = [binary, '--keep-in-foreground', `--conf-file=${conf}`, `--pid-file=${pidFile}`];
-    const child = spawn(command ?? argv[0]!, command ? [...prefix, ...argv] : argv.slice(1), {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawnService(argv, env.spawnPrefix, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (chunk) => (stderr += chunk));
     // dnsmasq writes its pid file once its sockets are bound: that is the moment it serves.
@@ -53,8 +48,9 @@ function dnsmasqSupervisor(env: DriverEnv, binary = 'dnsmasq') {
 
 /**
  * The Network section live on a Debian-style system: `ip -batch`, `sysctl -p`, `nft -f` (one
- * atomic transaction per ruleset file), a dnsmasq the daemon supervises, the WAN DHCP clients
- * and the multi-WAN health monitor (both read their rendered JSON files).
+ * atomic transaction per ruleset file), a dnsmasq the daemon supervises, the WAN DHCP clients,
+ * the multi-WAN health monitor and the dialler of PPPoE WANs and VPN clients (each reads its
+ * rendered JSON file).
  */
 export function networkLinuxActivation(env: DriverEnv): TargetActivation {
   const wanHealth = new WanHealthMonitor({ run: env.run, report: env.report });
@@ -66,6 +62,7 @@ export function networkLinuxActivation(env: DriverEnv): TargetActivation {
     report: env.report,
   });
   const dnsmasq = dnsmasqSupervisor(env);
+  const dialler = new LinkDialler({ root: env.root, run: env.run, spawnPrefix: env.spawnPrefix, report: env.report });
   const runOrThrow = (target: string, argv: readonly string[]) => activateWith(env.run, target, argv);
   return {
     activate: {
@@ -79,17 +76,21 @@ export function networkLinuxActivation(env: DriverEnv): TargetActivation {
       dnsmasq: (_file, path) => dnsmasq.start(path),
       [NETWORK_FILES.wanHealth]: async (file) => wanHealth.configure(JSON.parse(file.content) as WanHealthConfig),
       [NETWORK_FILES.wanDhcp]: async (file) => wanDhcp.configure(JSON.parse(file.content) as WanDhcpConfig),
+      [NETWORK_FILES.dialledLinks]: async (file) => dialler.describe(JSON.parse(file.content) as DialledLinks),
     },
     // The batches flushed the routes and addresses the daemon keeps by itself: DHCP leases
     // and WANs the health monitor took out. Put them back.
     async afterPass(live) {
-      if (!live.some((file) => file.check === 'ip-batch')) return;
-      await wanDhcp.reapply();
-      await wanHealth.reassert();
+      if (live.some((file) => file.check === 'ip-batch')) {
+        await wanDhcp.reapply();
+        await wanHealth.reassert();
+      }
+      await dialler.afterPass(live);
     },
-    reconnect: async (wan) => wanDhcp.reconnect(wan),
+    reconnect: async (wan) => (await dialler.reconnect(wan)) ?? wanDhcp.reconnect(wan),
     async stop() {
       await wanHealth.stop();
+      await dialler.stop();
       await wanDhcp.stop();
       await dnsmasq.stop();
     },

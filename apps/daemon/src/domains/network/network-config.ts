@@ -72,6 +72,8 @@ export const NETWORK_FILES = {
   xl2tpd: '/etc/portico/xl2tpd.conf',
   /** pppd options and secret files: `wan<n>` per PPPoE WAN, `vpn<n>` per PPTP or L2TP client. */
   pppDir: '/etc/portico/ppp',
+  /** What the daemon dials: pppd, xl2tpd's lac sections, IPsec children (JSON). */
+  dialledLinks: '/etc/portico/dialled-links.json',
 } as const;
 
 /** Folders the services write into; the driver creates them before starting anything. */

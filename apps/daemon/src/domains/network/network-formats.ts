@@ -1,6 +1,6 @@
 import type { FileFormat } from '../../engine/file-format.js';
 import { checkXl2tpd } from './network-vpn.js';
-import { checkPppdOptions, checkPppSecret } from './network-vpn-pppd.js';
+import { checkPppdOptions, checkPppPasswordOptions, checkPppSecret } from './network-vpn-pppd.js';
 import { checkSwanctl } from './network-vpn-swanctl.js';
 
 /** Lines of a file that carry syntax: not blank, not a comment. */
@@ -39,6 +39,7 @@ export const NETWORK_FORMATS: readonly FileFormat[] = [
   { name: 'sysctl', builtin: everyLine(SYSCTL_LINE, 'a sysctl setting') },
   { name: 'pppd', builtin: firstProblem(checkPppdOptions) },
   { name: 'ppp-secret', builtin: firstProblem(checkPppSecret) },
+  { name: 'ppp-password', builtin: firstProblem(checkPppPasswordOptions) },
   { name: 'xl2tpd', builtin: firstProblem(checkXl2tpd) },
   { name: 'swanctl', builtin: firstProblem(checkSwanctl) },
 ];

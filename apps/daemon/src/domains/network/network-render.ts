@@ -1,5 +1,6 @@
 import type { RenderedFile, RenderOutput } from '../../engine/engine-types.js';
 import { DEFAULT_RENDER_OPTIONS, NETWORK_DIRS, NETWORK_FILES, type NetworkConfig, type NetworkRenderOptions } from './network-config.js';
+import { renderDialledLinks } from './network-dialled-links.js';
 import { renderDnsmasq } from './network-dnsmasq.js';
 import { renderLinksBatch, renderRoutesBatch, renderStateBatch, renderWanDhcp, renderWanHealth } from './network-ip-batch.js';
 import { renderNftables } from './network-nftables.js';
@@ -36,7 +37,8 @@ export function renderNetwork(
   ];
   const igmp = renderIgmpProxy(plan);
   if (igmp) files.push({ target: NETWORK_FILES.igmpproxy, content: igmp, check: 'none' });
-  // Dialled links: configuration only, read by their diallers (PPPoE WANs, VPN clients).
+  // Dialled links (PPPoE WANs, VPN clients): their files, then what the dialler starts from them.
   files.push(...renderPppoeFiles(plan), ...renderVpnClientFiles(plan));
+  files.push({ target: NETWORK_FILES.dialledLinks, content: renderDialledLinks(plan), check: 'none' });
   return [{ domain: 'network', files, dirs: [...NETWORK_DIRS] }];
 }

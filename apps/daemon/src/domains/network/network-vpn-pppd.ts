@@ -9,10 +9,13 @@ import { RenderValueError } from './network-syntax.js';
  * `#` outside quotes starts a comment. Rendered words are therefore plain tokens, or a
  * double-quoted string in which only `\` and `"` are escaped and no other backslash appears.
  *
- * Passwords never enter a file pppd parses: they go to a separate 0600 file, hex-encoded, so
- * no character of a password can be read as syntax by any parser on the way. The dialler
- * decodes it and hands it to pppd on a file descriptor (pppd's passwordfd plugin), which also
- * keeps it off the command line.
+ * Passwords never enter an options file: they go to a separate 0600 file. For the pppd the
+ * daemon starts (PPPoE WANs, PPTP clients) it is hex-encoded, so no character of a password can
+ * be read as syntax by any parser on the way; the dialler decodes it and hands it to pppd on a
+ * file descriptor (pppd's passwordfd plugin), which keeps it off the command line and out of
+ * the environment. The pppd xl2tpd starts for an L2TP client cannot be given a descriptor, so
+ * its secret file is a pppd options file of its own holding only `password`, every byte an
+ * octal escape (see renderPppPasswordOptions), which the tunnel's options file includes.
  */
 
 /** A bare pppd word: characters pppd and a shell take literally. */
@@ -85,6 +88,7 @@ const PPPD_OPTIONS = new Set([
   'noccp',
   'novj',
   'nodetach',
+  'file',
 ]);
 
 export function renderPppdOptions(comment: readonly string[], lines: readonly PppdLine[]): string {
@@ -132,6 +136,23 @@ export function renderPppSecret(what: string, password: string): string {
 
 export function checkPppSecret(content: string): string[] {
   return /^# [\x20-\x7e]+\npassword-hex (?:[0-9a-f]{2})+\n$/.test(content) ? [] : ['not a PPP secret file'];
+}
+
+/**
+ * The secret file of the pppd xl2tpd starts: a pppd options file with one `password` option.
+ * pppd's word reader decodes `\ooo` (up to three octal digits) inside a word, so each byte is
+ * written as exactly three: no character of the password appears in the file, and nothing in
+ * it is syntax but the quotes.
+ */
+export function renderPppPasswordOptions(what: string, password: string): string {
+  assertInert(password, 'password');
+  if (password === '') throw new RenderValueError('an empty password cannot be rendered');
+  const escaped = [...Buffer.from(password, 'utf8')].map((byte) => `\\${byte.toString(8).padStart(3, '0')}`).join('');
+  return `# ${assertInert(what, 'comment')}\npassword "${escaped}"\n`;
+}
+
+export function checkPppPasswordOptions(content: string): string[] {
+  return /^# [\x20-\x7e]+\npassword "(?:\\[0-3][0-7]{2})+"\n$/.test(content) ? [] : ['not a pppd password file'];
 }
 
 /** The password a secret file holds (for the dialler). */

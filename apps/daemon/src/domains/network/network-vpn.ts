@@ -4,16 +4,21 @@ import { assertInert } from '../../engine/engine-types.js';
 import { NETWORK_FILES } from './network-config.js';
 import type { NetworkPlan } from './network-plan.js';
 import { device, RenderValueError } from './network-syntax.js';
-import { accountToken, hostToken, pppdWord, renderPppdOptions, renderPppSecret, type PppdLine } from './network-vpn-pppd.js';
+import { accountToken, hostToken, pppdWord, renderPppdOptions, renderPppPasswordOptions, renderPppSecret, type PppdLine } from './network-vpn-pppd.js';
 import { ipsecClients, renderCharonLogging, renderSwanctlConnections, renderSwanctlSecrets } from './network-vpn-swanctl.js';
 
 /**
  * VPN clients for the linux driver (spec §3, §5): their configuration files, rendered and
- * checked; the runtime that dials them is separate. IPsec goes to strongSwan (swanctl.conf),
- * L2TP to xl2tpd (a lac section) with pppd on top, PPTP to pppd with the `pptp` program as its
- * pty. Each PPP tunnel has an options file and a 0600 secret file, named by its position
- * among the PPP tunnels (`vpn1`, `vpn2`…) so the set of files does not depend on any name;
- * the device, link name and ipparam inside carry the client's name.
+ * checked; the runtime that dials them (network-dialled-links.ts) is separate. IPsec goes to
+ * strongSwan (swanctl.conf), L2TP to xl2tpd (a lac section) with pppd on top, PPTP to pppd with
+ * the `pptp` program as its pty. Each PPP tunnel has an options file and a 0600 secret file,
+ * named by its position among the PPP tunnels (`vpn1`, `vpn2`…) so the set of files does not
+ * depend on any name; the device, link name and ipparam inside carry the client's name.
+ *
+ * The daemon starts a PPTP client's pppd itself and hands it the password on a descriptor, so
+ * its secret file is the dialler's hex form. An L2TP client's pppd is started by xl2tpd, which
+ * can pass it nothing but options (`pppoptfile`): its secret file is a pppd options file
+ * holding the password, which the tunnel's options file includes with `file`. Both are 0600.
  *
  * OpenVPN clients are not rendered here.
  */
@@ -35,7 +40,7 @@ export function pppSecretPath(slot: string): string {
   return `${NETWORK_FILES.pppDir}/${slot}.secret`;
 }
 
-function tunnelName(value: string): string {
+export function tunnelName(value: string): string {
   assertInert(value, 'VPN client name');
   if (!/^[a-z][a-z0-9]{0,9}$/.test(value)) throw new RenderValueError(`VPN client name ${JSON.stringify(value)} cannot be rendered`);
   return value;
@@ -68,13 +73,12 @@ export function renderTunnelOptions(client: VpnClient, slot: string): string {
   // All traffic through the tunnel: its default route beats every WAN's (metrics 10 and up).
   if (client.defaultroute) lines.push(['defaultroute'], ['defaultroute-metric', '1']);
   else lines.push(['nodefaultroute']);
-  return renderPppdOptions(
-    [
-      HEADER,
-      `${client.type.toUpperCase()} client ${name}; the dialler hands pppd the password from ${pppSecretPath(slot)}.`,
-    ],
-    lines,
-  );
+  if (client.type === 'l2tp') lines.push(['file', pppSecretPath(slot)]);
+  const password =
+    client.type === 'l2tp'
+      ? `xl2tpd starts pppd with this file; the password comes from ${pppSecretPath(slot)}.`
+      : `the dialler hands pppd the password from ${pppSecretPath(slot)}.`;
+  return renderPppdOptions([HEADER, `${client.type.toUpperCase()} client ${name}; ${password}`], lines);
 }
 
 /** xl2tpd's configuration: one lac section per L2TP client; none dials by itself. */
@@ -147,9 +151,13 @@ export function renderVpnClientFiles(plan: NetworkPlan): RenderedFile[] {
   for (const { client, slot } of tunnels) {
     files.push({ target: pppOptionsPath(slot), content: renderTunnelOptions(client, slot), check: 'pppd' });
     // The stored row always has the password; the write path refuses a tunnel without one.
-    if (client.password) {
-      files.push({ target: pppSecretPath(slot), content: renderPppSecret(`Password of VPN client ${tunnelName(client.name)}.`, client.password), check: 'ppp-secret', mode: 0o600 });
-    }
+    if (!client.password) continue;
+    const what = `Password of VPN client ${tunnelName(client.name)}.`;
+    files.push(
+      client.type === 'l2tp'
+        ? { target: pppSecretPath(slot), content: renderPppPasswordOptions(what, client.password), check: 'ppp-password', mode: 0o600 }
+        : { target: pppSecretPath(slot), content: renderPppSecret(what, client.password), check: 'ppp-secret', mode: 0o600 },
+    );
   }
   return files;
 }

@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isIpv4, netmaskToPrefix } from '@portico/schema';
 import type { CommandRunner } from '../../engine/command-runner.js';
+import { spawnService, stopChild } from './network-child-process.js';
 
 /** A DHCP WAN as the network renderer describes it (wan-dhcp.json). */
 export interface DhcpWanClient {
@@ -151,24 +152,14 @@ export class WanDhcpSupervisor {
     this.watcher = null;
     const children = [...this.clients.values()].map((entry) => entry.child).filter((c): c is ChildProcess => !!c);
     this.clients.clear();
-    await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((done) => {
-            if (child.exitCode !== null || child.signalCode !== null) return done();
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all(children.map((child) => stopChild(child)));
     await this.queue;
   }
 
   private start(config: DhcpWanClient): void {
-    const [command, ...prefix] = this.options.spawnPrefix ?? [];
     // -f foreground (supervised), -R release on exit, -t/-T/-A retry pacing.
     const argv = ['busybox', 'udhcpc', '-f', '-R', '-i', config.device, '-s', DHCP_HOOK, '-t', '4', '-T', '2', '-A', '5'];
-    const child = spawn(command ?? argv[0]!, command ? [...prefix, ...argv] : argv.slice(1), {
+    const child = spawnService(argv, this.options.spawnPrefix, {
       stdio: 'ignore',
       env: { ...process.env, PORTICO_DHCP_DIR: this.stateDir, PORTICO_WAN: config.name },
     });
