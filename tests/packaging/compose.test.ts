@@ -190,11 +190,17 @@ describe('docker-compose.yml', () => {
     expect(checked).toBeGreaterThan(0);
   });
 
-  it('sets only real PORTICO_* settings, each with a value settings.ts accepts', () => {
+  it('sets only real PORTICO_* settings (services and image), each with a value settings.ts accepts', () => {
     expect(SETTINGS.get('PORTICO_PORT')?.integer).toEqual({ fallback: 8080, max: 65535 });
     expect(SETTINGS.get('PORTICO_DRIVER')?.oneOf).toEqual(['sim', 'linux', 'openwrt']);
     const set = services.flatMap(([name, s]) => Object.entries(environmentOf(s)).map(([key, value]) => ({ name, key, value })));
     expect(set.length).toBeGreaterThan(0);
+    // The image's own ENV sets settings too (the allocator variables of launch-flags.mjs aside).
+    for (const target of ['sim', 'linux']) {
+      const imageEnv = Object.entries(stageEnv(stageChain(ROOT_DOCKERFILE, target))).filter(([key]) => !(key in DAEMON_ENV));
+      expect(imageEnv.length).toBeGreaterThan(0);
+      set.push(...imageEnv.map(([key, value]) => ({ name: `Dockerfile ${target}`, key, value })));
+    }
     for (const { name, key, value } of set) expect(settingProblem(SETTINGS.get(key), key, value), name).toBeNull();
     // The same checks refuse what the daemon refuses.
     expect(settingProblem(SETTINGS.get('PORTICO_DRIVER'), 'PORTICO_DRIVER', 'docker')).not.toBeNull();
