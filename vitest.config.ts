@@ -36,6 +36,18 @@ export default defineConfig({
       },
       {
         test: {
+          // The gateway image under QEMU (`npm run vm`): one VM at a time, boots take minutes without KVM.
+          name: 'vm',
+          root: 'tests',
+          include: ['vm/**/*.test.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 1_300_000,
+          expect: { poll: { timeout: 120_000, interval: 250 } },
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
           name: 'e2e',
           root: 'tests',
           include: ['e2e/**/*.test.ts'],

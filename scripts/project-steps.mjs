@@ -35,14 +35,16 @@ export const CHROMIUM = process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium';
 /**
  * Debian packages the test command uses, by the file that shows each is there: Chromium for the
  * browser tests, clang for the eBPF classifier the build compiles and the root-only kernel tests
- * load (apps/daemon/bpf-build.mjs).
+ * load (apps/daemon/bpf-build.mjs), shellcheck for the OpenWrt package's shell scripts
+ * (tests/packaging/openwrt-feed.test.ts).
  */
-const TEST_PACKAGES = { [CHROMIUM]: 'chromium', '/usr/bin/clang': 'clang' };
+const TEST_PACKAGES = { [CHROMIUM]: 'chromium', '/usr/bin/clang': 'clang', '/usr/bin/shellcheck': 'shellcheck' };
 
 /**
  * On a machine where we are root, installs what is missing from Debian's packages; otherwise
  * says exactly what is needed. Without clang only the root-only classifier tests are left out,
- * and they need root anyway; without Chromium the browser tests cannot run.
+ * and they need root anyway; without shellcheck its check says it was skipped; without Chromium
+ * the browser tests cannot run.
  */
 export function ensureTestPackages() {
   const missing = Object.entries(TEST_PACKAGES).filter(([file]) => !existsSync(file)).map(([, pkg]) => pkg);

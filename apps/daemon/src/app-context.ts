@@ -6,6 +6,7 @@ import type { LoginLimiter } from './plugins/login-limiter.js';
 import type { PasswordHasher } from './plugins/password-hash.js';
 import type { LiveStatusSource } from './drivers/live-source.js';
 import type { ConfigService } from './config/config-service.js';
+import type { BackupPart } from './config/backup-part.js';
 
 /** The services a domain works with; built once in app.ts and passed down. */
 export interface AppContext {
@@ -20,4 +21,6 @@ export interface AppContext {
   live: LiveStatusSource;
   /** The one path of configuration writes: journal, apply, confirmation. */
   config: ConfigService;
+  /** The modules' parts of the configuration backup, by module name, in domain-list order. */
+  backupParts: ReadonlyMap<string, BackupPart>;
 }

@@ -25,7 +25,7 @@ import { registerEntityRoutes } from './config/entity-routes.js';
 import { registerJournalRoutes } from './config/journal-routes.js';
 import { registerConfirmRoutes } from './config/confirm-routes.js';
 import { registryOf } from './config/config-domains.js';
-import type { DomainModule, RuntimeService } from './config/domain-module.js';
+import { collectBackupParts, type DomainModule, type RuntimeService } from './config/domain-module.js';
 import { DOMAIN_MODULES, type DomainDeps } from './domain-list.js';
 
 /** Services a caller may replace; tests pass a clock, a counting hasher or a fake live source. */
@@ -108,6 +108,7 @@ export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<
         deps: deps.config,
         report: (error, what) => app?.log.error({ err: error }, what),
       }),
+      backupParts: collectBackupParts(modules),
     };
     config = ctx.config;
 

@@ -2,15 +2,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ARCHIVE_LIMITS, buildArchive, seal, unseal } from '../src/domains/maintain/maintain-archive.js';
-import { captureHotspotPart } from '../src/domains/maintain/maintain-hotspot.js';
-import { archiveTag, deviceKeys, deviceSecret } from '../src/domains/maintain/maintain-keys.js';
+import { ARCHIVE_LIMITS, buildArchive, type ArchivePart } from '../src/domains/maintain/maintain-archive.js';
+import { deviceKeys, deviceSecret, passphraseKeys } from '../src/domains/maintain/maintain-keys.js';
 import { localUsers } from '../src/domains/hotspot-config/local-user-store.js';
 import { voucherStore } from '../src/domains/voucher/voucher-routes.js';
 import { VOUCHER_KEY_FILE } from '../src/domains/voucher/voucher-codes.js';
 import { MIGRATIONS } from '../src/plugins/db-open.js';
 import { adminClient, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
-import { BACKUP_URL, RecordingApplier, repack, unpack, upload } from './maintain-fixture.js';
+import { BACKUP_URL, olderArchive, RecordingApplier, repack, unpack, upload } from './maintain-fixture.js';
 
 const PASSPHRASE = 'move-to-new-box-2025';
 const ALICE_PASSWORD = 'AliceSecret1';
@@ -66,6 +65,7 @@ async function download(h: Harness, admin: Client, passphrase?: string): Promise
   return res.rawPayload;
 }
 
+/** The hotspot's tables in one object, as format 2 sealed them; today the parts hotspot-config ({ users }) and voucher (the rest). */
 type Content = {
   users: Array<Record<string, unknown>>;
   voucherKey: string;
@@ -73,18 +73,37 @@ type Content = {
   vouchers: Array<Record<string, unknown>>;
 };
 type Counts = { users: number; voucherBatches: number; vouchers: number };
+const PART_NAMES = ['hotspot-config', 'voucher'] as const;
+const PART_ENTRIES = PART_NAMES.map((name) => `${name}.enc`);
 
-/** An archive device `h` signs with its own key around its hotspot content changed by `change`. */
-async function signedBy(h: Harness, change: (content: Content) => void, counts?: Counts): Promise<Buffer> {
-  const content = structuredClone(captureHotspotPart(ctxOf(h)).content) as Content;
+/** What device `h` holds now, captured by its two parts. */
+function contentOf(h: Harness): Content {
+  const capture = (name: string) => ctxOf(h).backupParts.get(name)!.capture(ctxOf(h)).content as object;
+  return structuredClone({ ...capture('hotspot-config'), ...capture('voucher') }) as Content;
+}
+
+const countsOf = (content: Content): Counts => ({ users: content.users.length, voucherBatches: content.voucherBatches.length, vouchers: content.vouchers.length });
+
+/**
+ * An archive device `h` signs with its own key around its hotspot content changed by `change`,
+ * with the counts given (else the content's) and the parts named in `parts`.
+ */
+async function signedBy(h: Harness, change: (content: Content) => void, counts?: Counts, parts: readonly string[] = PART_NAMES): Promise<Buffer> {
+  const content = contentOf(h);
   change(content);
+  const n = counts ?? countsOf(content);
+  const all: ArchivePart[] = [
+    { name: 'hotspot-config', counts: { users: n.users }, content: { users: content.users } },
+    {
+      name: 'voucher',
+      counts: { voucherBatches: n.voucherBatches, vouchers: n.vouchers },
+      content: { voucherKey: content.voucherKey, voucherBatches: content.voucherBatches, vouchers: content.vouchers },
+    },
+  ];
   const salt = randomBytes(16);
   return buildArchive({
     snapshot: ctxOf(h).config.journal.capture(),
-    hotspot: {
-      counts: counts ?? { users: content.users.length, voucherBatches: content.voucherBatches.length, vouchers: content.vouchers.length },
-      content,
-    },
+    parts: all.filter((part) => parts.includes(part.name)),
     lookup: ctxOf(h).config.lookup,
     keys: deviceKeys(deviceSecret(h.stateDir), salt),
     protection: { mode: 'device', salt: salt.toString('base64') },
@@ -93,25 +112,17 @@ async function signedBy(h: Harness, change: (content: Content) => void, counts?:
   });
 }
 
-
 /** A backup as the release before hotspot.enc wrote it: format 1, four entries, signed by device `h`. */
 async function formatOneArchive(h: Harness): Promise<Buffer> {
-  const archive = await signedBy(h, () => undefined);
-  const entries = await unpack(archive);
-  const body = (name: string) => entries.find((e) => e.header.name === name)!.body!;
-  const manifest = JSON.parse(body('manifest.json').toString()) as Record<string, unknown> & { protection: { salt: string } };
-  const keys = deviceKeys(deviceSecret(h.stateDir), Buffer.from(manifest.protection.salt, 'base64'));
-  const secrets = unseal(keys.encryption, body('manifest.json'), body('secrets.enc'));
-  const { hotspot: _counts, ...rest } = manifest;
-  const oldManifest = Buffer.from(JSON.stringify({ ...rest, format: 1 }));
-  const oldSecrets = seal(keys.encryption, oldManifest, secrets);
-  const signed: Array<[string, Buffer]> = [
-    ['manifest.json', oldManifest],
-    ['config.json', body('config.json')],
-    ['secrets.enc', oldSecrets],
-  ];
-  const header = (name: string) => ({ ...entries[0]!.header, name });
-  return repack([...signed, ['signature', archiveTag(keys.authentication, signed)] as [string, Buffer]].map(([name, bytes]) => ({ header: header(name), body: bytes })));
+  return olderArchive(await signedBy(h, () => undefined), (salt) => deviceKeys(deviceSecret(h.stateDir), salt));
+}
+
+/** A backup as the release before parts wrote it: format 2, the hotspot's tables in hotspot.enc, signed by device `h`. */
+async function formatTwoArchive(h: Harness, change: (content: Content) => void = () => undefined, counts?: Counts): Promise<Buffer> {
+  const content = contentOf(h);
+  change(content);
+  const current = await signedBy(h, () => undefined, undefined, []);
+  return olderArchive(current, (salt) => deviceKeys(deviceSecret(h.stateDir), salt), { counts: counts ?? countsOf(content), content });
 }
 
 let a: Harness;
@@ -138,7 +149,11 @@ describe('backup of the hotspot tables', () => {
     const archive = await download(a, adminA);
     const entries = await unpack(archive);
     const manifest = JSON.parse(entries.find((e) => e.header.name === 'manifest.json')!.body!.toString());
-    expect(manifest.hotspot).toEqual({ users: 2, voucherBatches: 1, vouchers: 4 });
+    expect(manifest.parts).toEqual([
+      { name: 'hotspot-config', counts: { users: 2 } },
+      { name: 'voucher', counts: { voucherBatches: 1, vouchers: 4 } },
+    ]);
+    expect(entries.map((e) => e.header.name)).toEqual(['manifest.json', 'config.json', 'secrets.enc', ...PART_ENTRIES, 'signature']);
     const all = Buffer.concat(entries.map((e) => e.body!));
     const exported = vouchers(a).exportState();
     expect(all.includes(Buffer.from(exported.vouchers[0]!.code_hash))).toBe(false);
@@ -217,17 +232,24 @@ describe('restore on the same device', () => {
 });
 
 describe('refusals leave everything as it was', () => {
-  test('a tampered or missing hotspot part', async () => {
+  test('a tampered or missing part: accounts or vouchers', async () => {
     const entries = await unpack(await download(a, adminA));
     const before = state(a);
-    const flipped = entries.map((e) => {
-      const body = Buffer.from(e.body!);
-      if (e.header.name === 'hotspot.enc') body[Math.floor(body.length / 2)]! ^= 0x01;
-      return { header: e.header, body };
-    });
-    expect(json(await upload(a.app, adminA, await repack(flipped)))).toMatchObject({ success: false, msg: 'msg.backupAuthFailed' });
-    const dropped = entries.filter((e) => e.header.name !== 'hotspot.enc');
-    expect(json(await upload(a.app, adminA, await repack(dropped)))).toMatchObject({ success: false, msg: 'msg.backupInvalid' });
+    for (const entry of PART_ENTRIES) {
+      const flipped = entries.map((e) => {
+        const body = Buffer.from(e.body!);
+        if (e.header.name === entry) body[Math.floor(body.length / 2)]! ^= 0x01;
+        return { header: e.header, body };
+      });
+      expect(json(await upload(a.app, adminA, await repack(flipped))), entry).toMatchObject({ success: false, msg: 'msg.backupAuthFailed' });
+      // The manifest lists the part: an archive without its entry is no archive this daemon wrote.
+      const dropped = entries.filter((e) => e.header.name !== entry);
+      expect(json(await upload(a.app, adminA, await repack(dropped))), entry).toMatchObject({ success: false, msg: 'msg.backupInvalid' });
+      // Sealed for its own entry: one part's bytes do not open as the other's.
+      const other = PART_ENTRIES.find((name) => name !== entry)!;
+      const swapped = entries.map((e) => (e.header.name === entry ? { header: e.header, body: entries.find((x) => x.header.name === other)!.body } : e));
+      expect(json(await upload(a.app, adminA, await repack(swapped))), entry).toMatchObject({ success: false, msg: 'msg.backupAuthFailed' });
+    }
     expect(state(a)).toBe(before);
   });
 
@@ -280,6 +302,22 @@ describe('refusals leave everything as it was', () => {
     test('a key of the wrong size, counts that differ from the manifest', async () => {
       await refused(await signedWith((c) => (c.voucherKey = randomBytes(16).toString('base64'))), 'msg.backupRejected');
       await refused(await signedWith(() => undefined, { users: 1, voucherBatches: 1, vouchers: 4 }), 'msg.backupInvalid');
+      await refused(await signedWith(() => undefined, { users: 2, voucherBatches: 1, vouchers: 3 }), 'msg.backupInvalid');
+      await refused(await signedWith(() => undefined, { users: 2, voucherBatches: 2, vouchers: 4 }), 'msg.backupInvalid');
+    });
+
+    test('a part this daemon does not keep, even signed', async () => {
+      const salt = randomBytes(16);
+      const foreign = await buildArchive({
+        snapshot: ctxOf(a).config.journal.capture(),
+        parts: [{ name: 'wireless-ap', counts: { aps: 0 }, content: { aps: [] } }],
+        lookup: ctxOf(a).config.lookup,
+        keys: deviceKeys(deviceSecret(a.stateDir), salt),
+        protection: { mode: 'device', salt: salt.toString('base64') },
+        schemaVersion: MIGRATIONS.length,
+        created: new Date(),
+      });
+      await refused(foreign, 'msg.backupInvalid');
     });
   });
 
@@ -326,10 +364,86 @@ describe('older archives and larger tables', () => {
       const reply = json(await upload(h.app, admin, old));
       expect(reply.success, JSON.stringify(reply)).toBe(true);
       expect([users(h).exportRecords(), vouchers(h).exportState()]).toEqual(before);
-      // A format 1 manifest with a hotspot part beside it is no archive this daemon wrote.
-      const entries = await unpack(await download(h, admin));
-      const mixed = [...(await unpack(old)).filter((e) => e.header.name !== 'signature'), entries.find((e) => e.header.name === 'hotspot.enc')!, (await unpack(old)).find((e) => e.header.name === 'signature')!];
-      expect(json(await upload(h.app, admin, await repack(mixed)))).toMatchObject({ success: false, msg: 'msg.backupInvalid' });
+      // A format 1 manifest with a part (or format 2's hotspot.enc) beside it is no archive this daemon wrote.
+      const oldEntries = await unpack(old);
+      const beside = async (entry: { header: { name: string }; body?: Buffer }) =>
+        repack([...oldEntries.filter((e) => e.header.name !== 'signature'), { header: { ...oldEntries[0]!.header, name: entry.header.name }, body: entry.body }, oldEntries.find((e) => e.header.name === 'signature')!]);
+      const current = (await unpack(await download(h, admin))).find((e) => e.header.name === 'voucher.enc')!;
+      const formatTwo = (await unpack(await formatTwoArchive(h))).find((e) => e.header.name === 'hotspot.enc')!;
+      expect(json(await upload(h.app, admin, await beside(current)))).toMatchObject({ success: false, msg: 'msg.backupInvalid' });
+      expect(json(await upload(h.app, admin, await beside(formatTwo)))).toMatchObject({ success: false, msg: 'msg.backupInvalid' });
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('a format 2 archive (hotspot.enc) moves the accounts, batches, vouchers and key: passwords verify, codes redeem', async () => {
+    const { h: source, admin: sourceAdmin } = await device();
+    const { h: b, admin: adminB } = await device();
+    try {
+      await addUser(source, sourceAdmin, 'ivan', 'IvanSecret10');
+      const own = await addVouchers(source, sourceAdmin, 3);
+      const used = vouchers(source).redeemVoucher(own[0]!, PHONE, source.clock.now());
+      expect(used.ok).toBe(true);
+      const content = contentOf(source);
+      const old = await olderArchive(await download(source, sourceAdmin, PASSPHRASE), (salt) => passphraseKeys(PASSPHRASE, salt), { counts: countsOf(content), content });
+      expect((await unpack(old)).map((e) => e.header.name)).toEqual(['manifest.json', 'config.json', 'secrets.enc', 'hotspot.enc', 'signature']);
+
+      const reply = json(await upload(b.app, adminB, old, PASSPHRASE));
+      expect(reply.success, JSON.stringify(reply)).toBe(true);
+      expect(users(b).exportRecords()).toEqual(users(source).exportRecords());
+      expect(vouchers(b).exportState()).toEqual(vouchers(source).exportState());
+      expect(await users(b).verifyLocalUser('ivan', 'IvanSecret10')).toMatchObject({ username: 'ivan' });
+      expect(await users(b).verifyLocalUser('ivan', ALICE_PASSWORD)).toBeNull();
+      expect(vouchers(b).voucherByCode(own[1]!)).toMatchObject({ serial: 2 });
+      expect(vouchers(b).redeemVoucher(own[0]!, PHONE, b.clock.now())).toMatchObject({ ok: true, voucher: { firstUsed: used.ok ? used.voucher.firstUsed : 0, macs: [PHONE] } });
+      expect(vouchers(b).redeemVoucher(own[2]!, LAPTOP, b.clock.now())).toMatchObject({ ok: true });
+      expect(keyFile(b).equals(keyFile(source))).toBe(true);
+    } finally {
+      await b.close();
+      await source.close();
+    }
+  });
+
+  test('a format 2 archive is checked as closely: counts, rows, fields none of the parts takes, a missing hotspot.enc', async () => {
+    const { h, admin } = await device();
+    try {
+      await addUser(h, admin, 'grace', 'GraceSecret8');
+      await addVouchers(h, admin, 2);
+      const before = state(h);
+      const refusedOn = async (file: Buffer, msg: string) => {
+        expect(json(await upload(h.app, admin, file))).toMatchObject({ success: false, msg });
+        expect(state(h)).toBe(before);
+      };
+      await refusedOn(await formatTwoArchive(h, () => undefined, { users: 2, voucherBatches: 1, vouchers: 2 }), 'msg.backupInvalid');
+      await refusedOn(await formatTwoArchive(h, () => undefined, { users: 1, voucherBatches: 1, vouchers: 3 }), 'msg.backupInvalid');
+      await refusedOn(await formatTwoArchive(h, (c) => (c.vouchers[0]!.batch_id = 'no-such-batch')), 'msg.backupRejected');
+      await refusedOn(await formatTwoArchive(h, (c) => c.users.push({ ...c.users[0]! })), 'msg.backupRejected');
+      await refusedOn(await formatTwoArchive(h, (c) => ((c as Record<string, unknown>).extra = [])), 'msg.backupRejected');
+      await refusedOn(await formatTwoArchive(h, (c) => delete (c as Partial<Content>).voucherKey), 'msg.backupRejected');
+      const entries = await unpack(await formatTwoArchive(h));
+      await refusedOn(await repack(entries.filter((e) => e.header.name !== 'hotspot.enc')), 'msg.backupInvalid');
+      // Untouched, it goes through.
+      expect(json(await upload(h.app, admin, await formatTwoArchive(h))).success).toBe(true);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('an archive without the voucher part restores the accounts and leaves the vouchers and their key alone', async () => {
+    const { h, admin } = await device();
+    try {
+      await addUser(h, admin, 'heidi', 'HeidiSecret9');
+      const file = await signedBy(h, () => undefined, undefined, ['hotspot-config']);
+      expect((await unpack(file)).map((e) => e.header.name)).not.toContain('voucher.enc');
+      const own = await addVouchers(h, admin, 2);
+      users(h).remove(users(h).list().map((u) => u.id));
+      const vouchersBefore = [vouchers(h).exportState(), keyFile(h).toString('hex')];
+      const reply = json(await upload(h.app, admin, file));
+      expect(reply.success, JSON.stringify(reply)).toBe(true);
+      expect(await users(h).verifyLocalUser('heidi', 'HeidiSecret9')).not.toBeNull();
+      expect([vouchers(h).exportState(), keyFile(h).toString('hex')]).toEqual(vouchersBefore);
+      expect(vouchers(h).voucherByCode(own[0]!)).toBeDefined();
     } finally {
       await h.close();
     }

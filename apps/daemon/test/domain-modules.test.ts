@@ -6,6 +6,10 @@ import { defineEntity, type AnyEntity } from '@portico/schema';
 import { DOMAIN_MODULES, systemRegistry, systemRulesetParts } from '../src/domain-list.js';
 import { collectionRows } from '../src/config/config-domains.js';
 import { defineDomain } from '../src/config/domain-module.js';
+import { BACKUP_ROW_ID, countedCapture, countedContent, firstIssue, rawRowId, refuseRow } from '../src/config/backup-part.js';
+import type { AppContext } from '../src/app-context.js';
+import { VOUCHER_KEY_FILE } from '../src/domains/voucher/voucher-codes.js';
+import { voucherStore } from '../src/domains/voucher/voucher-routes.js';
 import { registerEntityRoutes } from '../src/config/entity-routes.js';
 import { FormatRegistry, UnknownFormatError } from '../src/engine/file-format.js';
 import { installDomains } from '../src/engine/file-install.js';
@@ -14,7 +18,8 @@ import { firewallContributor } from '../src/domains/firewall/firewall-contributo
 import { QOS_ENTITY_NAMES } from '../src/domains/qos/qos-config.js';
 import { HOTSPOT_ENTITIES } from '../src/domains/hotspot/hotspot-config.js';
 import type { CommandRunner } from '../src/engine/command-runner.js';
-import { adminClient, json, post, startDaemon, tempDir, type Harness } from './daemon-harness.js';
+import { adminClient, json, post, startDaemon, tempDir, type Client, type Harness } from './daemon-harness.js';
+import { BACKUP_URL, RecordingApplier, unpack, upload } from './maintain-fixture.js';
 
 const domainsDir = join(import.meta.dirname, '..', 'src', 'domains');
 
@@ -138,5 +143,147 @@ describe('a domain added through the contract alone', () => {
   test('a route of a page the domain does not declare stops the daemon from starting', async () => {
     const undeclared = defineDomain({ name: 'sample-undeclared', pages: [], register: (app, ctx) => registerEntityRoutes(app, ctx, [sampleHost]) });
     await expect(startDaemon({ deps: { modules: [...DOMAIN_MODULES, undeclared] } })).rejects.toThrow(/does not declare/);
+  });
+});
+
+/**
+ * A domain with rows of its own outside the configuration (a table it creates), carried by the
+ * backup through its `backup` part alone: the maintain domain knows nothing of it. Its step
+ * outside the database publishes the rows once a restore committed, as a key file would be.
+ */
+const NOTES = ['notes'] as const;
+const noteRow = z.object({ id: z.string().regex(BACKUP_ROW_ID), text: z.string().max(64) }).strict();
+type Note = z.infer<typeof noteRow>;
+const notesContent = z.object({ notes: z.array(z.unknown()).max(1000) }).strict();
+const notesOf = (ctx: AppContext) => ctx.db.prepare('SELECT id, text FROM sample_notes ORDER BY rowid').all() as Note[];
+
+/** What the notes domain published after its last restore; whether its next install fails. */
+const notesLive = { published: undefined as Note[] | undefined, failInstall: false };
+
+const notesModule = defineDomain({
+  name: 'sample-notes',
+  // A real domain adds its table as a migration in plugins/db-open.ts.
+  seed: (ctx) => ctx.db.exec('CREATE TABLE IF NOT EXISTS sample_notes (id TEXT PRIMARY KEY, text TEXT NOT NULL)'),
+  backup: {
+    counts: NOTES,
+    limits: { sealed: 64 * 1024, plain: 256 * 1024 },
+    capture: (ctx) => countedCapture({ notes: notesOf(ctx) }, NOTES),
+    validate(content, counts): Note[] {
+      const ids = new Set<string>();
+      return countedContent('sample-notes', notesContent, content, counts, NOTES).notes.map((raw) => {
+        const parsed = noteRow.safeParse(raw);
+        if (!parsed.success) refuseRow('sampleNote', rawRowId(raw), ...firstIssue(parsed.error));
+        if (ids.has(parsed.data.id)) refuseRow('sampleNote', parsed.data.id, 'id', 'duplicate id');
+        ids.add(parsed.data.id);
+        return parsed.data;
+      });
+    },
+    write(ctx, notes: Note[] | null) {
+      ctx.db.prepare('DELETE FROM sample_notes').run();
+      const insert = ctx.db.prepare('INSERT INTO sample_notes (id, text) VALUES (?, ?)');
+      for (const note of notes ?? []) insert.run(note.id, note.text);
+      return {
+        install: () => {
+          if (notesLive.failInstall) throw new Error('the disk refused the notes');
+        },
+        undo: () => undefined,
+        done: () => void (notesLive.published = notes ?? []),
+      };
+    },
+  },
+});
+
+describe('a domain with its own backup part', () => {
+  const PASSPHRASE = 'notes-travel-2025';
+  const withNotes = () => startDaemon({ env: { PORTICO_LAN_PORTS: 'eth1' }, deps: { modules: [...DOMAIN_MODULES, notesModule], config: { applier: new RecordingApplier() } } });
+  const addNote = (target: Harness, id: string, text: string) => target.app.appContext.db.prepare('INSERT INTO sample_notes (id, text) VALUES (?, ?)').run(id, text);
+  const notes = (target: Harness) => notesOf(target.app.appContext);
+  const download = async (target: Harness, client: Client, passphrase?: string) => {
+    const res = await post(target.app, client, BACKUP_URL, { action: 'download', ...(passphrase ? { passphrase } : {}) });
+    expect(res.statusCode).toBe(200);
+    return res.rawPayload;
+  };
+
+  afterEach(() => {
+    notesLive.published = undefined;
+    notesLive.failInstall = false;
+  });
+
+  test('its rows go into the archive as its own part and come back through download and restore; a reset empties them', async () => {
+    h = await withNotes();
+    const admin = await adminClient(h);
+    addNote(h, 'n1', 'call the ISP');
+    addNote(h, 'n2', 'replace the lobby AP');
+    const archive = await download(h, admin);
+    const entries = await unpack(archive);
+    expect(entries.map((e) => e.header.name)).toContain('sample-notes.enc');
+    expect(JSON.parse(entries[0]!.body!.toString()).parts).toContainEqual({ name: 'sample-notes', counts: { notes: 2 } });
+    expect(Buffer.concat(entries.map((e) => e.body!)).includes(Buffer.from('lobby'))).toBe(false);
+
+    h.app.appContext.db.prepare('DELETE FROM sample_notes').run();
+    addNote(h, 'n3', 'written after the backup');
+    const reply = json(await upload(h.app, admin, archive));
+    expect(reply.success, JSON.stringify(reply)).toBe(true);
+    const restored = [
+      { id: 'n1', text: 'call the ISP' },
+      { id: 'n2', text: 'replace the lobby AP' },
+    ];
+    expect(notes(h)).toEqual(restored);
+    expect(notesLive.published).toEqual(restored);
+
+    expect(json(await post(h.app, admin, BACKUP_URL, { reset: 1 })).success).toBe(true);
+    expect(notes(h)).toEqual([]);
+    expect(notesLive.published).toEqual([]);
+  });
+
+  test('its refusal of a row reaches the console as any other; a daemon without the domain refuses its part', async () => {
+    h = await withNotes();
+    const admin = await adminClient(h);
+    addNote(h, 'n1', 'x'.repeat(65));
+    const refused = json(await upload(h.app, admin, await download(h, admin)));
+    expect(refused).toMatchObject({ success: false, msg: 'msg.backupRejected', data: { entity: 'sampleNote', id: 'n1', field: 'text' } });
+    expect(notesLive.published).toBeUndefined();
+
+    h.app.appContext.db.prepare('DELETE FROM sample_notes').run();
+    addNote(h, 'n1', 'fine');
+    const portable = await download(h, admin, PASSPHRASE);
+    const without = await startDaemon({ env: { PORTICO_LAN_PORTS: 'eth1' }, deps: { config: { applier: new RecordingApplier() } } });
+    try {
+      const withoutAdmin = await adminClient(without);
+      expect(json(await upload(without.app, withoutAdmin, portable, PASSPHRASE))).toMatchObject({ success: false, msg: 'msg.backupInvalid' });
+    } finally {
+      await without.close();
+    }
+  });
+
+  test('a step outside the database failing after the voucher key was installed puts that key back', async () => {
+    const other = await withNotes();
+    let archive: Buffer;
+    try {
+      const otherAdmin = await adminClient(other);
+      expect(json(await post(other.app, otherAdmin, '/api/auth/voucherbatch', { action: 'add', name: 'desk', codelength: 8, amount: 1, validity: 1, unit: 'hours', usernum: 1 })).success).toBe(true);
+      addNote(other, 'n1', 'from the other box');
+      archive = await download(other, otherAdmin, PASSPHRASE);
+    } finally {
+      await other.close();
+    }
+    h = await withNotes();
+    const admin = await adminClient(h);
+    addNote(h, 'mine', 'stays');
+    // The store makes the device's own key on first use.
+    const store = voucherStore(h.app.appContext);
+    const keyFile = () => readFileSync(join(h!.stateDir, VOUCHER_KEY_FILE)).toString('hex');
+    const before = [keyFile(), store.exportState(), notes(h)];
+
+    notesLive.failInstall = true;
+    expect((await upload(h.app, admin, archive, PASSPHRASE)).statusCode).toBe(500);
+    expect([keyFile(), store.exportState(), notes(h)]).toEqual(before);
+    expect(readdirSync(h.stateDir).filter((name) => name.includes('.tmp'))).toEqual([]);
+    expect(notesLive.published).toBeUndefined();
+
+    notesLive.failInstall = false;
+    expect(json(await upload(h.app, admin, archive, PASSPHRASE)).success).toBe(true);
+    expect(keyFile()).not.toBe(before[0]);
+    expect(notes(h)).toEqual([{ id: 'n1', text: 'from the other box' }]);
   });
 });

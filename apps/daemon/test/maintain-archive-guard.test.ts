@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ARCHIVE_LIMITS, BackupRefused, buildArchive, readArchive } from '../src/domains/maintain/maintain-archive.js';
+import { ARCHIVE_LIMITS, BackupRefused, buildArchive, openArchive, readArchive, readManifest, type RegisteredParts } from '../src/domains/maintain/maintain-archive.js';
 import { deviceKeys, deviceSecret } from '../src/domains/maintain/maintain-keys.js';
-import { captureHotspotPart } from '../src/domains/maintain/maintain-hotspot.js';
+import { captureParts } from '../src/domains/maintain/maintain-parts.js';
 import { MIGRATIONS } from '../src/plugins/db-open.js';
 import type { ConfigSnapshot } from '../src/config/config-types.js';
 import { adminClient, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
@@ -80,14 +80,18 @@ describe('archive entries', () => {
   test('unexpected and missing entries', async () => {
     await refused(await repack([...good, { header: { name: 'extra.sh', type: 'file' }, body: Buffer.from('#!/bin/sh') }]), 'msg.backupInvalid');
     await refused(await repack(without('signature')), 'msg.backupInvalid');
+    // A part no domain here registers; a registered part's entry the manifest does not list.
+    await refused(await repack([...without('signature'), { header: { name: 'wireless-ap.enc', type: 'file' }, body: entry('voucher.enc').body }, entry('signature')]), 'msg.backupInvalid');
+    await refused(await repack([...without('voucher.enc')]), 'msg.backupInvalid');
+    await refused(await repack([...without('signature'), { header: { name: 'hotspot.enc', type: 'file' }, body: entry('voucher.enc').body }, entry('signature')]), 'msg.backupInvalid');
   });
 });
 
 describe('reasons', () => {
   // The console sees one message; the log names what was wrong. Checked here so that each
   // refusal above is known to come from its own check, not from a later one.
-  const reasonOf = async (file: Buffer) => {
-    const error = await readArchive(file).then(
+  const reasonOf = async (file: Buffer, registered: RegisteredParts = h.app.appContext.backupParts) => {
+    const error = await readArchive(file, registered).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -104,6 +108,21 @@ describe('reasons', () => {
     expect(await reasonOf(await repack([...good, { header: { name: '/etc/passwd', type: 'file' }, body: Buffer.from('x') }]))).toMatch(/absolute/);
     expect(await reasonOf(await repack([...good, entry('manifest.json')]))).toMatch(/duplicate entry manifest.json/);
     expect(await reasonOf(await repack(without('signature')))).toMatch(/signature is missing/);
+    expect(await reasonOf(await repack([...good, { header: { name: 'wireless-ap.enc', type: 'file' }, body: Buffer.from('x') }]))).toMatch(/unexpected entry "wireless-ap.enc"/);
+  });
+
+  test('a part entry over the sealed limit of its part, and its content over the plain limit once opened', async () => {
+    const parts = h.app.appContext.backupParts;
+    const voucher = parts.get('voucher')!;
+    const sealedSize = entry('voucher.enc').body!.length;
+    const tight = (limits: { sealed: number; plain: number }): RegisteredParts => new Map<string, Pick<typeof voucher, 'counts' | 'limits'>>([...parts, ['voucher', { counts: voucher.counts, limits }]]);
+    expect(await reasonOf(await repack(good), tight({ sealed: sealedSize - 1, plain: voucher.limits.plain }))).toMatch(/entry voucher.enc over its limit/);
+    const registered = tight({ sealed: sealedSize, plain: 16 });
+    const files = await readArchive(await repack(good), registered);
+    const manifest = readManifest(files, MIGRATIONS.length, registered);
+    const keys = deviceKeys(deviceSecret(h.stateDir), Buffer.from(manifest.protection.salt, 'base64'));
+    expect(() => openArchive(files, manifest, keys, registered)).toThrow(expect.objectContaining({ msg: 'msg.backupTooLarge', reason: 'voucher.enc over its limit' }));
+    expect(openArchive(files, manifest, keys, parts).parts.get('voucher')).toMatchObject({ counts: { voucherBatches: 0, vouchers: 0 } });
   });
 });
 
@@ -178,8 +197,27 @@ describe('manifest', () => {
 
   test('another product, another format, unknown fields', async () => {
     await refused(await withManifest((m) => (m.product = 'other')), 'msg.backupInvalid');
-    await refused(await withManifest((m) => (m.format = 3)), 'msg.backupInvalid');
+    await refused(await withManifest((m) => (m.format = 4)), 'msg.backupInvalid');
+    // Format 2 counts the hotspot, format 1 lists no parts.
+    await refused(await withManifest((m) => (m.format = 2)), 'msg.backupInvalid');
+    await refused(await withManifest((m) => (m.format = 1)), 'msg.backupInvalid');
+    await refused(await withManifest((m) => (m.hotspot = { users: 0, voucherBatches: 0, vouchers: 0 })), 'msg.backupInvalid');
     await refused(await withManifest((m) => (m.extra = true)), 'msg.backupInvalid');
+  });
+
+  test('parts: a name or count of the wrong shape, a part twice, one this daemon does not keep, counts it does not count', async () => {
+    type Part = { name: string; counts: Record<string, unknown> };
+    const withParts = (change: (parts: Part[]) => void) => withManifest((m) => change(m.parts as Part[]));
+    await refused(await withParts((p) => (p[0]!.name = 'Voucher')), 'msg.backupInvalid');
+    await refused(await withParts((p) => (p[0]!.name = '../voucher')), 'msg.backupInvalid');
+    await refused(await withParts((p) => (p[1]!.counts.vouchers = -1)), 'msg.backupInvalid');
+    await refused(await withParts((p) => (p[1]!.counts.vouchers = 0.5)), 'msg.backupInvalid');
+    await refused(await withParts((p) => ((p[1] as Record<string, unknown>).extra = 1)), 'msg.backupInvalid');
+    await refused(await withParts((p) => p.push({ ...p[1]! })), 'msg.backupInvalid');
+    await refused(await withParts((p) => p.push({ name: 'wireless-ap', counts: {} })), 'msg.backupInvalid');
+    await refused(await withParts((p) => (p[1]!.counts = { vouchers: 0 })), 'msg.backupInvalid');
+    await refused(await withParts((p) => (p[1]!.counts.aps = 0)), 'msg.backupInvalid');
+    await refused(await withParts((p) => p.splice(1, 1)), 'msg.backupInvalid');
   });
 
   test('a newer database schema', async () => {
@@ -205,7 +243,7 @@ describe('rows of a genuine archive', () => {
     const salt = randomBytes(16);
     return buildArchive({
       snapshot,
-      hotspot: captureHotspotPart(h.app.appContext),
+      parts: captureParts(h.app.appContext),
       lookup: h.app.appContext.config.lookup,
       keys: deviceKeys(deviceSecret(h.stateDir), salt),
       protection: { mode: 'device', salt: salt.toString('base64') },

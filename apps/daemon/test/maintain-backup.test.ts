@@ -45,25 +45,29 @@ afterAll(async () => {
 });
 
 describe('backup download', () => {
-  test('is a tar.gz of manifest, rows, sealed secrets, sealed hotspot tables and signature, with no secret in clear', async () => {
+  test('is a tar.gz of manifest, rows, sealed secrets, the sealed parts of the domains and signature, with no secret in clear', async () => {
     const archive = await download(admin);
     const entries = await unpack(archive);
-    expect(entries.map((e) => e.header.name)).toEqual(['manifest.json', 'config.json', 'secrets.enc', 'hotspot.enc', 'signature']);
+    expect(entries.map((e) => e.header.name)).toEqual(['manifest.json', 'config.json', 'secrets.enc', 'hotspot-config.enc', 'voucher.enc', 'signature']);
     expect(entries.every((e) => e.header.type === 'file')).toBe(true);
     const manifest = JSON.parse(entries[0]!.body!.toString());
     expect(manifest).toMatchObject({
-      format: 2,
+      format: 3,
       product: 'portico',
       schemaVersion: MIGRATIONS.length,
       protection: { mode: 'device' },
-      hotspot: { users: 0, voucherBatches: 0, vouchers: 0 },
+      parts: [
+        { name: 'hotspot-config', counts: { users: 0 } },
+        { name: 'voucher', counts: { voucherBatches: 0, vouchers: 0 } },
+      ],
     });
+    expect(manifest).not.toHaveProperty('hotspot');
     expect(manifest.entities).toEqual(expect.arrayContaining([{ name: 'vpnClient', rows: 1 }, { name: 'networkInterface', rows: 1 }]));
     const config = JSON.parse(entries[1]!.body!.toString());
     expect(config.entities.vpnClient[0].data.server).toBe('vpn.example.com');
     expect(config.entities.vpnClient[0].data).not.toHaveProperty('password');
     expect(gunzipSync(archive).includes(Buffer.from(VPN_PASSWORD))).toBe(false);
-    expect(entries[4]!.body!.length).toBe(32);
+    expect(entries.at(-1)!.body!.length).toBe(32);
   });
 
   test('creates the device key once, readable by the daemon only', async () => {

@@ -2,6 +2,8 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { extract as tarExtract, pack as tarPack, type Header } from 'tar-stream';
 import type { FastifyInstance } from 'fastify';
 import type { ConfigApplier, ConfigSnapshot } from '../src/config/config-types.js';
+import { seal, unseal } from '../src/domains/maintain/maintain-archive.js';
+import { archiveTag, type ArchiveKeys } from '../src/domains/maintain/maintain-keys.js';
 import type { Client } from './daemon-harness.js';
 
 export const BACKUP_URL = '/api/sysconf/backup';
@@ -89,4 +91,37 @@ export async function repack(entries: TarEntry[]): Promise<Buffer> {
   pack.finalize();
   await done;
   return gzipSync(Buffer.concat(chunks));
+}
+
+/** What format 2 sealed in hotspot.enc, and its counts under the manifest's `hotspot`. */
+export interface FormatTwoHotspot {
+  counts: { users: number; voucherBatches: number; vouchers: number };
+  content: unknown;
+}
+
+/**
+ * `current` (an archive of this release) rewritten as the releases before parts wrote it, with
+ * its configuration and secrets: format 1 (manifest, config.json, secrets.enc, signature) or,
+ * given the hotspot's tables, format 2 (hotspot.enc after secrets.enc: their JSON gzip'd,
+ * sealed with the manifest and "\0hotspot.enc" as extra data, signed with the rest).
+ * `keysOf` gives the keys of a manifest's salt, as the archive was sealed.
+ */
+export async function olderArchive(current: Buffer, keysOf: (salt: Buffer) => ArchiveKeys | Promise<ArchiveKeys>, hotspot?: FormatTwoHotspot): Promise<Buffer> {
+  const entries = await unpack(current);
+  const body = (name: string) => entries.find((e) => e.header.name === name)!.body!;
+  const { parts: _parts, ...manifest } = JSON.parse(body('manifest.json').toString()) as Record<string, unknown> & { protection: { salt: string } };
+  const keys = await keysOf(Buffer.from(manifest.protection.salt, 'base64'));
+  const secrets = unseal(keys.encryption, body('manifest.json'), body('secrets.enc'));
+  const oldManifest = Buffer.from(JSON.stringify(hotspot ? { ...manifest, format: 2, hotspot: hotspot.counts } : { ...manifest, format: 1 }, null, 2));
+  const signed: Array<[string, Buffer]> = [
+    ['manifest.json', oldManifest],
+    ['config.json', body('config.json')],
+    ['secrets.enc', seal(keys.encryption, oldManifest, secrets)],
+  ];
+  if (hotspot) {
+    const aad = Buffer.concat([oldManifest, Buffer.from('\0hotspot.enc')]);
+    signed.push(['hotspot.enc', seal(keys.encryption, aad, gzipSync(JSON.stringify(hotspot.content)))]);
+  }
+  const signature = archiveTag(keys.authentication, signed);
+  return repack([...signed, ['signature', signature] as const].map(([name, bytes]) => ({ header: { ...entries[0]!.header, name }, body: bytes })));
 }

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { dhcpServer, networkInterface, qosIpRule, writeSchema, type AnyEntity } from '@portico/schema';
+import { dhcpServer, networkInterface, qosIpRule, vpnClient, writeSchema, type AnyEntity } from '@portico/schema';
 import { createOpenwrtApplier } from '../src/config/apply-openwrt.js';
 import type { ConfigApplier, ConfigSnapshot } from '../src/config/config-types.js';
 import type { CommandRunner } from '../src/engine/command-runner.js';
@@ -93,6 +93,21 @@ describe('optional OpenWrt packages', () => {
     commands = [];
     await applier.apply(['network'], snapshot(100), { full: true });
     expect(commands).toContainEqual(['/etc/init.d/mwan3', 'reload']);
+  });
+
+  test('an IPsec client’s swanctl files are loaded through the swanctl init script, once, when strongSwan is installed', async () => {
+    const withIpsec: ConfigSnapshot = {
+      ...snapshot(100),
+      vpnClient: [row(vpnClient, 'hq', { type: 'ipsec', name: 'hq', server: '198.51.100.9', peer_subnets: '10.50.0.0/16', psk: 'pre-shared key 1' })],
+    };
+    await applier.apply(['network'], withIpsec);
+    expect(readFileSync(join(root, 'etc/swanctl/conf.d/portico.conf'), 'utf8')).toContain('hq');
+    expect(commands.map((c) => c[0])).not.toContain('/etc/init.d/swanctl');
+    mkdirSync(join(root, 'etc/init.d'), { recursive: true });
+    writeFileSync(join(root, 'etc/init.d/swanctl'), '');
+    commands = [];
+    await applier.apply(['network'], withIpsec, { full: true });
+    expect(commands.filter((c) => c[0] === '/etc/init.d/swanctl')).toEqual([['/etc/init.d/swanctl', 'reload']]);
   });
 });
 

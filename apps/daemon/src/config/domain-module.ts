@@ -6,6 +6,7 @@ import type { RenderedFile } from '../engine/engine-types.js';
 import type { FileFormat } from '../engine/file-format.js';
 import type { EntityBinding } from './entity-routes.js';
 import type { ConfigDomain } from './config-types.js';
+import { BACKUP_PART_NAME, type BackupPart } from './backup-part.js';
 
 /**
  * The domain-module contract: what the daemon needs of a domain, as data and functions. The
@@ -97,6 +98,8 @@ export interface DomainModule<Deps = never> {
   activation?: Partial<Record<ActivationTarget, (env: DriverEnv) => TargetActivation>>;
   /** Stores and write rules of its entities for the generic entity routes. */
   bindings?(ctx: AppContext): Record<string, EntityBinding>;
+  /** Its part of the configuration backup: what it keeps outside config_rows (own tables, key files). */
+  backup?: BackupPart;
   /** Runs once before routes are registered, after the database is open (first-start rows). */
   seed?(ctx: AppContext): void;
   /** Registers its routes and starts its runtime services; `deps` are a test's replacements. */
@@ -137,4 +140,15 @@ export function collectContributions(modules: readonly DomainModule<never>[], se
     }
   }
   return <T>(point: ExtensionPoint<T>) => (byPoint.get(point.id) ?? []) as T[];
+}
+
+/** The backup parts of the modules, by module name, in list order. */
+export function collectBackupParts(modules: readonly DomainModule<never>[]): ReadonlyMap<string, BackupPart> {
+  const parts = new Map<string, BackupPart>();
+  for (const module of modules) {
+    if (!module.backup) continue;
+    if (!BACKUP_PART_NAME.test(module.name)) throw new Error(`module ${module.name} cannot name a backup part`);
+    parts.set(module.name, module.backup);
+  }
+  return parts;
 }

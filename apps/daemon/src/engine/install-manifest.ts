@@ -8,8 +8,12 @@ import { dirname, join } from 'node:path';
  */
 export type InstallManifest = Readonly<Record<string, readonly string[]>>;
 
-/** Where the manifest lives, relative to the install root (`/` on a device). */
-export const MANIFEST_TARGET = '/var/lib/portico/installed-files.json';
+/**
+ * Where the manifest lives, relative to the install root (`/` on a device): beside the files it
+ * lists, under /etc, which survives a reboot on every target (OpenWrt's /var is a tmpfs, and a
+ * manifest lost there would leave a removed row's files behind for good).
+ */
+export const MANIFEST_TARGET = '/etc/portico/installed-files.json';
 
 const TARGET = /^\/[A-Za-z0-9._@/+-]{1,255}$/;
 

@@ -1,10 +1,10 @@
 import { adminUser, NETWORK_RULES, type AnyEntity, type NetworkRows } from '@portico/schema';
 import type { z } from 'zod';
 import type { ConfigRow, ConfigSnapshot, SnapshotRow } from '../../config/config-types.js';
-import { BACKUP_MSG, BackupRefused } from './maintain-archive.js';
+import { BACKUP_ROW_ID, BackupPartRefused } from '../../config/backup-part.js';
+import { asBackupRefused } from './maintain-archive.js';
 
 const SINGLETON_ID = '';
-const ROW_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** A stored row's schema: the entity's own fields only, its cross-field rules as on an update. */
 function storedSchema(entity: AnyEntity): z.ZodType {
@@ -16,7 +16,7 @@ function storedSchema(entity: AnyEntity): z.ZodType {
 }
 
 function refuse(entity: string, id: string, field: string, reason: string): never {
-  throw new BackupRefused(BACKUP_MSG.rejected, `${entity} ${JSON.stringify(id)} ${field}: ${reason}`, { entity, id, field, reason });
+  throw asBackupRefused(BackupPartRefused.row(entity, id, field, reason));
 }
 
 /** The network rows in the shape the cross-record rules read: collections carry their id. */
@@ -51,7 +51,7 @@ export function validateSnapshot(snapshot: ConfigSnapshot, lookup: (name: string
     const ids = new Set<string>();
     out[name] = rows.map((row) => {
       if (entity.kind === 'collection') {
-        if (!ROW_ID.test(row.id)) refuse(name, row.id, 'id', 'invalid id');
+        if (!BACKUP_ROW_ID.test(row.id)) refuse(name, row.id, 'id', 'invalid id');
         if (ids.has(row.id)) refuse(name, row.id, 'id', 'duplicate id');
         if (row.data.id !== row.id) refuse(name, row.id, 'id', 'the row id differs from its data');
         ids.add(row.id);

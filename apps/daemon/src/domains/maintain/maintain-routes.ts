@@ -11,8 +11,10 @@ import { actorOf } from '../../config/config-write.js';
 import { factoryPortsOf, factorySnapshot } from '../../config/factory-defaults.js';
 import { realScheduler, type Actor, type ConfigSnapshot, type Scheduler } from '../../config/config-types.js';
 import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
+import type { BackupOutsideStep } from '../../config/backup-part.js';
 import {
   ARCHIVE_LIMITS,
+  assertPartNames,
   BACKUP_MSG,
   BackupRefused,
   buildArchive,
@@ -24,8 +26,7 @@ import {
 } from './maintain-archive.js';
 import { deviceKeys, deviceSecret, PASSPHRASE_KDF, passphraseKeys, type ArchiveKeys } from './maintain-keys.js';
 import { validateSnapshot } from './maintain-restore.js';
-import { captureHotspotPart, clearHotspotState, validateHotspotPart, writeHotspotState, type HotspotState } from './maintain-hotspot.js';
-import { voucherStore, stageVoucherKey } from '../voucher/voucher-public.js';
+import { captureParts, emptyParts, validateParts, writeParts, type PartWrite } from './maintain-parts.js';
 import { createRebooter, RestartState } from './maintain-reboot.js';
 
 export const BACKUP_URL = '/api/sysconf/backup';
@@ -100,6 +101,7 @@ function withDefaultAction(body: unknown): unknown {
  */
 export async function registerMaintainRoutes(app: FastifyInstance, ctx: AppContext, deps: MaintainDeps = {}): Promise<void> {
   const { config, settings } = ctx;
+  assertPartNames(ctx.backupParts);
   const restart = new RestartState(ctx.now);
   /** The revision a restore or reset stored, waiting for the restart that applies it. */
   let awaitingRestart: { revision: number | null; reason: 'restore' | 'reset' } | null = null;
@@ -145,33 +147,28 @@ export async function registerMaintainRoutes(app: FastifyInstance, ctx: AppConte
 
   /**
    * Stores `target` as the configuration for the next start and, in the same transaction,
-   * replaces the hotspot's accounts and vouchers (`clear`: empties them; undefined: a format 1
-   * backup, which does not hold them, leaves them). Those tables are live at once, not at the
-   * restart. A voucher key from another device is written beside the current one first and
-   * renamed into place as the transaction's last step, so any failure leaves the old rows with
-   * the old key.
+   * writes the domains' parts (`parts`: the archive's, or every part emptied by a factory
+   * reset; a part left out keeps its tables). Those tables are live at once, not at the
+   * restart. What a part changes outside the database (a key file) is installed as the
+   * transaction's last step and undone if it fails, so any failure leaves everything as it was.
    */
-  function replaceForRestart(target: ConfigSnapshot, hotspot: HotspotState | 'clear' | undefined, actor: Actor, summary: RevisionSummary) {
-    const vouchers = voucherStore(ctx);
-    const newKey = hotspot && hotspot !== 'clear' && !vouchers.hasKey(hotspot.voucherKey) ? hotspot.voucherKey : undefined;
-    const staged = newKey ? stageVoucherKey(settings.stateDir, newKey) : undefined;
+  function replaceForRestart(target: ConfigSnapshot, parts: readonly PartWrite[], actor: Actor, summary: RevisionSummary) {
+    const steps: BackupOutsideStep[] = [];
+    const undo = () => steps.reverse().forEach((step) => step.undo());
     let outcome: ReturnType<typeof config.replaceForRestart>;
     try {
       outcome = ctx.db.transaction(() => {
         const replaced = config.replaceForRestart(target, actor, summary);
         // Refused: its own writes are rolled back, and nothing else is written.
-        if (!replaced.ok) return replaced;
-        if (hotspot === 'clear') clearHotspotState(ctx);
-        else if (hotspot) writeHotspotState(ctx, hotspot);
-        staged?.install();
+        if (replaced.ok) writeParts(ctx, parts, steps);
         return replaced;
       })();
     } catch (error) {
-      staged?.undo();
+      undo();
       throw error;
     }
-    if (!outcome.ok) staged?.undo();
-    else if (newKey) vouchers.useKey(newKey);
+    if (!outcome.ok) undo();
+    else for (const step of steps) step.done();
     return outcome;
   }
 
@@ -184,7 +181,7 @@ export async function registerMaintainRoutes(app: FastifyInstance, ctx: AppConte
     const created = new Date(ctx.now());
     const archive = await buildArchive({
       snapshot: config.journal.capture(),
-      hotspot: captureHotspotPart(ctx),
+      parts: captureParts(ctx),
       lookup: config.lookup,
       keys,
       protection,
@@ -230,12 +227,12 @@ export async function registerMaintainRoutes(app: FastifyInstance, ctx: AppConte
       if (upload.passphrase !== undefined && !passphraseField.safeParse(upload.passphrase).success) {
         return failure(MSG.invalid, { passphrase: 'validation.invalid' });
       }
-      const files = await readArchive(upload.file);
-      const manifest = readManifest(files, MIGRATIONS.length);
-      const opened = openArchive(files, manifest, await keysFor(manifest, upload.passphrase));
+      const files = await readArchive(upload.file, ctx.backupParts);
+      const manifest = readManifest(files, MIGRATIONS.length, ctx.backupParts);
+      const opened = openArchive(files, manifest, await keysFor(manifest, upload.passphrase), ctx.backupParts);
       const valid = validateSnapshot(opened.snapshot, config.lookup);
-      const hotspot = manifest.hotspot ? validateHotspotPart(opened.hotspot, manifest.hotspot, valid) : undefined;
-      const outcome = replaceForRestart(valid, hotspot, actorOf(request), { key: 'backupRestored', created: manifest.created });
+      const parts = validateParts(ctx, opened.parts, valid);
+      const outcome = replaceForRestart(valid, parts, actorOf(request), { key: 'backupRestored', created: manifest.created });
       if (!outcome.ok) return outcome.reply;
       awaitingRestart = { revision: outcome.revision, reason: 'restore' };
       request.log.info({ user: request.auth?.account.username, ip: request.ip, revision: outcome.revision }, 'configuration restored from a backup');
@@ -287,7 +284,7 @@ export async function registerMaintainRoutes(app: FastifyInstance, ctx: AppConte
         if (!parsed.success) return failure(MSG.invalid, fieldErrors(parsed.error));
         const body = parsed.data;
         if (body.action === 'download') return download(request, reply, body.passphrase || undefined);
-        const outcome = replaceForRestart(factorySnapshot(factoryPortsOf(settings)), 'clear', actorOf(request), { key: 'factoryReset' });
+        const outcome = replaceForRestart(factorySnapshot(factoryPortsOf(settings)), emptyParts(ctx), actorOf(request), { key: 'factoryReset' });
         if (!outcome.ok) return outcome.reply;
         awaitingRestart = { revision: outcome.revision, reason: 'reset' };
         return success({ revision: outcome.revision, ...startReboot(request, 'factory reset: rebooting') });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ActivationError, activateWith, type RenderedFile } from '../../engine/engine-types.js';
 import type { DriverEnv, ServiceReload, TargetActivation } from '../../config/domain-module.js';
 import { NETWORK_FILES, TOLERANT_BATCHES } from './network-config.js';
+import { OPENWRT_SWANCTL_FILES } from './network-openwrt-vpn.js';
 import type { WanHealthConfig } from './network-ip-batch.js';
 import { WanHealthMonitor } from './network-wan-health.js';
 import { WanDhcpSupervisor, type WanDhcpConfig } from './network-wan-dhcp.js';
@@ -103,6 +104,9 @@ const OPENWRT_RELOADS: Readonly<Record<string, ServiceReload>> = {
   // From optional packages: without them the configuration is kept and nothing is reloaded.
   '/etc/config/mwan3': { argv: ['/etc/init.d/mwan3', 'reload'], optional: true },
   '/etc/config/igmpproxy': { argv: ['/etc/init.d/igmpproxy', 'reload'], optional: true },
+  // strongSwan's swanctl init script loads them (`swanctl --load-all`) on reload.
+  [OPENWRT_SWANCTL_FILES.connections]: { argv: ['/etc/init.d/swanctl', 'reload'], optional: true },
+  [OPENWRT_SWANCTL_FILES.secrets]: { argv: ['/etc/init.d/swanctl', 'reload'], optional: true },
 };
 
 /** fw4 reads its nftables includes on every reload, like its UCI package. */

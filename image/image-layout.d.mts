@@ -1,0 +1,14 @@
+export declare const IMAGE_LAYOUT: Readonly<{
+  appDir: string;
+  node: string;
+  rootLabel: string;
+  espMiB: number;
+  rootSpareMiB: number;
+  kernelOptions: readonly string[];
+  enabledUnits: readonly string[];
+  maskedUnits: readonly string[];
+  stateDir: string;
+  portsEnv: string;
+  consolePort: number;
+}>;
+export declare function imagePackages(): { suite: string; mirror: string; packages: string[] };

@@ -1,0 +1,42 @@
+// `npm run vm`: builds the gateway image (image/build-image.mjs) and runs the VM tier
+// (tests/vm) against it under QEMU. Needs root (taps, namespaces). Prints one JSON line of
+// figures at the end: image size and build time, boot to console with the accelerator used.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildImage, ensureHostTools, mirrorReachable } from '../image/build-image.mjs';
+import { build, install, run } from './project-steps.mjs';
+
+/** What the VM tier runs on the host, besides what the image build needs. */
+const VM_HOST_TOOLS = {
+  'qemu-system-x86_64': 'qemu-system-x86',
+  '/usr/share/ovmf/OVMF.fd': 'ovmf',
+  busybox: 'busybox',
+  dnsmasq: 'dnsmasq-base',
+  ip: 'iproute2',
+};
+
+install();
+build();
+let image;
+try {
+  ensureHostTools(VM_HOST_TOOLS);
+  image = buildImage();
+} catch (error) {
+  // The one failure that is not the project's: Debian's mirror out of reach from this machine.
+  if (!(await mirrorReachable())) {
+    console.log(`VM tier not run: Debian's package mirror cannot be reached from this machine (${error.message}).`);
+    process.exit(0);
+  }
+  console.error(`image build failed: ${error.message}`);
+  process.exit(1);
+}
+const figuresDir = mkdtempSync(join(tmpdir(), 'portico-vm-figures-'));
+const figures = join(figuresDir, 'figures.jsonl');
+const status = run('node_modules/.bin/vitest', ['run', '--project', 'vm', '--reporter=default', ...process.argv.slice(2)], {
+  env: { ...process.env, PORTICO_VM_FIGURES: figures },
+});
+const runs = existsSync(figures) ? readFileSync(figures, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line)) : [];
+console.log(JSON.stringify({ bench: 'vm-tier', image: { bytes: image.bytes, buildSeconds: image.seconds, baseCached: image.baseCached, kernel: image.kernel }, runs }));
+rmSync(figuresDir, { recursive: true, force: true });
+process.exit(status);
