@@ -10,12 +10,12 @@
 // 3. the disk: partitions made from folders (mkfs.ext4 -d, mtools), no loop device, no mount.
 import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, copyFileSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { IMAGE_LAYOUT, imagePackages } from './image-layout.mjs';
+import { copyRuntimeModules } from '../deploy/container/runtime-node-modules.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..');
@@ -110,24 +110,6 @@ function baseLayer(cache) {
   return { tar, cached: false };
 }
 
-/** The runtime packages of the daemon's bundle: the native SQLite addon and what it loads at run time. */
-function daemonRuntimeModules() {
-  const require = createRequire(join(repo, 'apps', 'daemon', 'package.json'));
-  const out = new Map();
-  // prebuild-install only fetches a prebuilt addon at install time; the built one is copied.
-  const installOnly = new Set(['prebuild-install']);
-  const visit = (name, from) => {
-    if (out.has(name) || installOnly.has(name)) return;
-    const pkgJson = createRequire(from).resolve(`${name}/package.json`);
-    const dir = dirname(realpathSync(pkgJson));
-    out.set(name, dir);
-    const deps = JSON.parse(readFileSync(pkgJson, 'utf8')).dependencies ?? {};
-    for (const dep of Object.keys(deps)) visit(dep, pkgJson);
-  };
-  visit('better-sqlite3', require.resolve('better-sqlite3/package.json'));
-  return out;
-}
-
 /** Copies the built project into the root tree, laid out as in the repository so it finds its parts. */
 export function installProject(root) {
   const app = join(root, IMAGE_LAYOUT.appDir.slice(1));
@@ -136,13 +118,8 @@ export function installProject(root) {
   for (const part of ['apps/daemon/dist', 'apps/console/dist', 'apps/portal/dist']) {
     cpSync(join(repo, part), join(app, part), { recursive: true, filter: (src) => !src.endsWith('.map') });
   }
-  for (const [name, dir] of daemonRuntimeModules()) {
-    // Only what loads at run time: the addon's sources and build tree stay behind.
-    cpSync(dir, join(app, 'apps/daemon/node_modules', name), {
-      recursive: true,
-      filter: (src) => !/[\\/](src|deps|docs|test|node_modules)$/.test(src.slice(dir.length)) && !/[\\/]build[\\/](?!Release(?:[\\/]better_sqlite3\.node)?$)/.test(src),
-    });
-  }
+  // better-sqlite3: exactly the files Node loads to open a database, as the container image takes them.
+  copyRuntimeModules(join(app, 'apps/daemon'));
   // The Node the project was built and tested with (the addon is built against its ABI).
   copyFileSync(process.execPath, join(root, IMAGE_LAYOUT.node.slice(1)));
   chmodSync(join(root, IMAGE_LAYOUT.node.slice(1)), 0o755);
