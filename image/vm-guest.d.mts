@@ -13,6 +13,7 @@ export declare function qemuArgs(options: {
   monitorSocket: string;
   serialLog: string;
   macPrefix?: string;
+  firmware?: string;
 }): string[];
 
 export interface ExecResult {

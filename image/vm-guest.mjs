@@ -43,14 +43,14 @@ export function guestPortName(index) {
  * sees them at consecutive PCI slots. The disk is opened with snapshot=on: nothing a run does
  * reaches the image file.
  */
-export function qemuArgs({ image = IMAGE_FILE, ports, memoryMiB = 1024, cpus = 2, accel = accelerator(), agentSocket, monitorSocket, serialLog, macPrefix = '52:54:00:12:34' }) {
+export function qemuArgs({ image = IMAGE_FILE, ports, memoryMiB = 1024, cpus = 2, accel = accelerator(), agentSocket, monitorSocket, serialLog, macPrefix = '52:54:00:12:34', firmware = firmwareFile() }) {
   const args = [
     '-name', 'portico',
     '-machine', `q35,accel=${accel}`,
     '-cpu', accel === 'kvm' ? 'host' : 'max',
     '-smp', String(cpus),
     '-m', String(memoryMiB),
-    '-bios', firmwareFile(),
+    '-bios', firmware,
     '-display', 'none',
     '-vga', 'none',
     '-no-reboot',
