@@ -36,9 +36,10 @@ export const CHROMIUM = process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium';
  * Debian packages the test command uses, by the file that shows each is there: Chromium for the
  * browser tests, clang for the eBPF classifier the build compiles and the root-only kernel tests
  * load (apps/daemon/bpf-build.mjs), shellcheck for the OpenWrt package's shell scripts
- * (tests/packaging/openwrt-feed.test.ts).
+ * (tests/packaging/openwrt-feed.test.ts), sfdisk for the image's disk layout
+ * (tests/packaging/image-disk.test.ts).
  */
-const TEST_PACKAGES = { [CHROMIUM]: 'chromium', '/usr/bin/clang': 'clang', '/usr/bin/shellcheck': 'shellcheck' };
+const TEST_PACKAGES = { [CHROMIUM]: 'chromium', '/usr/bin/clang': 'clang', '/usr/bin/shellcheck': 'shellcheck', '/usr/sbin/sfdisk': 'fdisk' };
 
 /**
  * On a machine where we are root, installs what is missing from Debian's packages; otherwise

@@ -1,0 +1,6 @@
+export declare function ensureHostTools(tools?: Record<string, string>): void;
+export declare function mirrorReachable(): Promise<boolean>;
+export declare function installProject(root: string): void;
+export declare function overlayRootfs(root: string): void;
+export declare function diskImage(file: string, esp: string, rootfs: string): void;
+export declare function buildImage(options?: { outDir?: string }): { image: string; bytes: number; kernel: string; baseCached: boolean; baseSeconds: number; seconds: number };
