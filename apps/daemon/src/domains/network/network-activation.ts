@@ -9,6 +9,7 @@ import type { WanHealthConfig } from './network-ip-batch.js';
 import { spawnService, stopChild } from './network-child-process.js';
 import type { DialledLinks } from './network-dialled-links.js';
 import { LinkDialler } from './network-link-dialler.js';
+import { applySysctl } from './network-sysctl.js';
 import { WanHealthMonitor } from './network-wan-health.js';
 import { WanDhcpSupervisor, type WanDhcpConfig } from './network-wan-dhcp.js';
 
@@ -47,10 +48,10 @@ function dnsmasqSupervisor(env: DriverEnv, binary = 'dnsmasq') {
 }
 
 /**
- * The Network section live on a Debian-style system: `ip -batch`, `sysctl -p`, `nft -f` (one
- * atomic transaction per ruleset file), a dnsmasq the daemon supervises, the WAN DHCP clients,
- * the multi-WAN health monitor and the dialler of PPPoE WANs and VPN clients (each reads its
- * rendered JSON file).
+ * The Network section live on a Debian-style system: `ip -batch`, `sysctl -w` of the settings
+ * that differ, `nft -f` (one atomic transaction per ruleset file), a dnsmasq the daemon
+ * supervises, the WAN DHCP clients, the multi-WAN health monitor and the dialler of PPPoE WANs
+ * and VPN clients (each reads its rendered JSON file).
  */
 export function networkLinuxActivation(env: DriverEnv): TargetActivation {
   const wanHealth = new WanHealthMonitor({ run: env.run, report: env.report });
@@ -71,7 +72,7 @@ export function networkLinuxActivation(env: DriverEnv): TargetActivation {
         if (TOLERANT_BATCHES.has(file.target)) await env.run(['ip', '-force', '-batch', path]);
         else await runOrThrow(file.target, ['ip', '-batch', path]);
       },
-      sysctl: (file, path) => runOrThrow(file.target, ['sysctl', '-q', '-p', path]),
+      sysctl: (file) => applySysctl(env, file.target, file.content),
       nft: (file, path) => runOrThrow(file.target, ['nft', '-f', path]),
       dnsmasq: (_file, path) => dnsmasq.start(path),
       [NETWORK_FILES.wanHealth]: async (file) => wanHealth.configure(JSON.parse(file.content) as WanHealthConfig),
