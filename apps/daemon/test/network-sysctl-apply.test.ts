@@ -47,17 +47,21 @@ function setUp(answer: CommandResult = { exitCode: 0, stdout: '', stderr: '' }) 
   };
   const file: RenderedFile = { target: NETWORK_FILES.sysctl, content: FILE, check: 'sysctl' };
   const apply = (content = FILE) => activation!.activate!.sysctl!({ ...file, content }, join(root, file.target));
-  return { commands, procSys, apply };
-}
-
-describe('sysctl settings are read first and only those that differ are written', () => {
-  test('every value already holds: nothing runs', async () => {
-    const { commands, procSys, apply } = setUp(READ_ONLY);
-    procSys('net/ipv4/ip_forward', '1');
+  /** /proc/sys holding the file's values, but `ip_forward` at `forward`. */
+  const holding = (forward: string) => {
+    procSys('net/ipv4/ip_forward', forward);
     procSys('net/ipv4/conf/all/rp_filter', '0');
     procSys('net/ipv4/conf/eth1.35/rp_filter', '2');
     // The kernel separates the words of a multi-valued key with tabs.
     procSys('net/ipv4/tcp_rmem', '4096\t131072\t6291456');
+  };
+  return { commands, procSys, holding, apply };
+}
+
+describe('sysctl settings are read first and only those that differ are written', () => {
+  test('every value already holds: nothing runs', async () => {
+    const { commands, holding, apply } = setUp(READ_ONLY);
+    holding('1');
     await apply();
     expect(commands).toEqual([]);
   });
@@ -75,11 +79,8 @@ describe('sysctl settings are read first and only those that differ are written'
   });
 
   test('a write refused by a read-only /proc/sys fails the activation, naming the key', async () => {
-    const { commands, procSys, apply } = setUp(READ_ONLY);
-    procSys('net/ipv4/ip_forward', '0');
-    procSys('net/ipv4/conf/all/rp_filter', '0');
-    procSys('net/ipv4/conf/eth1.35/rp_filter', '2');
-    procSys('net/ipv4/tcp_rmem', '4096\t131072\t6291456');
+    const { commands, holding, apply } = setUp(READ_ONLY);
+    holding('0');
     const failure = await apply().then(() => null, (error: unknown) => error);
     expect(failure).toBeInstanceOf(ActivationError);
     expect((failure as ActivationError).target).toBe(NETWORK_FILES.sysctl);
