@@ -13,6 +13,7 @@ import { PppdSupervisor } from '../src/domains/network/network-pppd-supervisor.j
 import { SwanctlControl } from '../src/domains/network/network-swanctl-control.js';
 import { Xl2tpdSupervisor } from '../src/domains/network/network-xl2tpd-supervisor.js';
 import { renderPppSecret } from '../src/domains/network/network-vpn-pppd.js';
+import { pppHookOptions } from '../src/domains/network/network-wan-ppp.js';
 import { adminClient, CONDITION_WAIT, json, post, startDaemon, tempDir, writeConfirmed, type Client, type Harness } from './daemon-harness.js';
 
 /**
@@ -174,7 +175,9 @@ describe('the linux driver dials PPPoE WANs and VPN clients', () => {
       ['pptpone', PASSWORDS.pptpone],
     ] as const) {
       const start = current(name);
-      expect(start.argv).toEqual(['pppd', 'file', optionsOf(name), 'nodetach', 'plugin', 'passwordfd.so', 'passwordfd', '3']);
+      // A PPPoE WAN's pppd also runs the link hook, which records its sessions for the daemon.
+      const hooks = name === 'pptpone' ? [] : pppHookOptions(root);
+      expect(start.argv).toEqual(['pppd', 'file', optionsOf(name), 'nodetach', 'plugin', 'passwordfd.so', 'passwordfd', '3', ...hooks]);
       expect(start.fd3Error).toBeUndefined();
       expect(start.fd3).toBe(password);
     }

@@ -12,6 +12,8 @@ import { LinkDialler } from './network-link-dialler.js';
 import { applySysctl } from './network-sysctl.js';
 import { WanHealthMonitor } from './network-wan-health.js';
 import { WanDhcpSupervisor, type WanDhcpConfig } from './network-wan-dhcp.js';
+import { WanPppLinks } from './network-wan-ppp.js';
+import { WanResolvFile } from './network-wan-resolv.js';
 
 /** The dnsmasq the daemon runs in the foreground and restarts when its configuration changes. */
 function dnsmasqSupervisor(env: DriverEnv, binary = 'dnsmasq') {
@@ -55,13 +57,9 @@ function dnsmasqSupervisor(env: DriverEnv, binary = 'dnsmasq') {
  */
 export function networkLinuxActivation(env: DriverEnv): TargetActivation {
   const wanHealth = new WanHealthMonitor({ run: env.run, report: env.report });
-  const wanDhcp = new WanDhcpSupervisor({
-    root: env.root,
-    run: env.run,
-    resolvFile: NETWORK_FILES.wanResolv,
-    spawnPrefix: env.spawnPrefix,
-    report: env.report,
-  });
+  const resolv = new WanResolvFile(env.root, NETWORK_FILES.wanResolv);
+  const wanDhcp = new WanDhcpSupervisor({ root: env.root, run: env.run, resolv, spawnPrefix: env.spawnPrefix, report: env.report });
+  const wanPpp = new WanPppLinks({ root: env.root, run: env.run, resolv, report: env.report });
   const dnsmasq = dnsmasqSupervisor(env);
   const dialler = new LinkDialler({ root: env.root, run: env.run, spawnPrefix: env.spawnPrefix, report: env.report });
   const runOrThrow = (target: string, argv: readonly string[]) => activateWith(env.run, target, argv);
@@ -77,13 +75,18 @@ export function networkLinuxActivation(env: DriverEnv): TargetActivation {
       dnsmasq: (_file, path) => dnsmasq.start(path),
       [NETWORK_FILES.wanHealth]: async (file) => wanHealth.configure(JSON.parse(file.content) as WanHealthConfig),
       [NETWORK_FILES.wanDhcp]: async (file) => wanDhcp.configure(JSON.parse(file.content) as WanDhcpConfig),
-      [NETWORK_FILES.dialledLinks]: async (file) => dialler.describe(JSON.parse(file.content) as DialledLinks),
+      [NETWORK_FILES.dialledLinks]: async (file) => {
+        const links = JSON.parse(file.content) as DialledLinks;
+        wanPpp.configure(links.pppd.flatMap((link) => (link.wan ? [link.wan] : [])));
+        dialler.describe(links);
+      },
     },
-    // The batches flushed the routes and addresses the daemon keeps by itself: DHCP leases
-    // and WANs the health monitor took out. Put them back.
+    // The batches flushed the routes and addresses the daemon keeps by itself: DHCP leases,
+    // PPPoE sessions' WAN tables and WANs the health monitor took out. Put them back.
     async afterPass(live) {
       if (live.some((file) => file.check === 'ip-batch')) {
         await wanDhcp.reapply();
+        await wanPpp.reapply();
         await wanHealth.reassert();
       }
       await dialler.afterPass(live);
@@ -92,6 +95,7 @@ export function networkLinuxActivation(env: DriverEnv): TargetActivation {
     async stop() {
       await wanHealth.stop();
       await dialler.stop();
+      await wanPpp.stop();
       await wanDhcp.stop();
       await dnsmasq.stop();
     },
