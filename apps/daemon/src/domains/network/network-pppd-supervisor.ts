@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SupervisedProcess, type RestartBackoff, type Scheduler } from './network-child-process.js';
 import type { PppdLink } from './network-dialled-links.js';
+import type { DialledService } from './network-leftover-processes.js';
 import { readPppSecret } from './network-vpn-pppd.js';
 import { pppHookOptions } from './network-wan-ppp.js';
 
@@ -24,6 +25,8 @@ export function pppdArgvOf(root: string, link: PppdLink): string[] {
 export interface DiallerOptions {
   root: string;
   spawnPrefix?: readonly string[];
+  /** Where pppd writes `ppp-<linkname>.pid` (its _PATH_VARRUN; /var/run is /run on Debian). */
+  pppPidDir?: string;
   report?: (error: unknown) => void;
   scheduler?: Scheduler;
   backoff?: RestartBackoff;
@@ -65,6 +68,12 @@ export class PppdSupervisor {
     if (!entry || entry.link.kind !== 'pppoe') return undefined;
     await entry.pppd.restart();
     return true;
+  }
+
+  /** The pppd the daemon runs for `links`, as an earlier run may have left them: `linkname` is the link's name. */
+  services(links: readonly PppdLink[]): DialledService[] {
+    const pidDir = this.options.pppPidDir ?? '/var/run';
+    return links.map((link) => ({ pidFile: join(pidDir, `ppp-${link.name}.pid`), argv: pppdArgvOf(this.options.root, link) }));
   }
 
   async stop(): Promise<void> {
