@@ -81,10 +81,19 @@ for (const [entry, out] of bundles) await build({
   },
 });
 
-// Files the daemon hands to other programs by path: the DHCP WAN client's hook (udhcpc runs
-// it) sits beside the bundle, where drivers/linux/wan-dhcp.ts looks for it.
-copyFileSync(join(here, 'src', 'domains', 'network', 'dhcp-hook.mjs'), join(here, 'dist', 'dhcp-hook.mjs'));
-chmodSync(join(here, 'dist', 'dhcp-hook.mjs'), 0o755);
+// Files the daemon hands to other programs by path, beside the bundle where the network domain
+// looks for them: the DHCP WAN client's hook (udhcpc runs it, network-wan-dhcp.ts) and the
+// PPPoE WANs' link-up and link-down hooks with the module they share (pppd runs them,
+// network-wan-ppp.ts).
+for (const [hook, executable] of [
+  ['dhcp-hook.mjs', true],
+  ['ppp-up-hook.mjs', true],
+  ['ppp-down-hook.mjs', true],
+  ['ppp-hook-record.mjs', false],
+]) {
+  copyFileSync(join(here, 'src', 'domains', 'network', hook), join(here, 'dist', hook));
+  chmodSync(join(here, 'dist', hook), executable ? 0o755 : 0o644);
+}
 
 // The operator definition files the device ships (domains/qos/qos-isp-defaults.ts reads them
 // from isp/ beside the bundle).

@@ -13,6 +13,7 @@ import { PppdSupervisor } from '../src/domains/network/network-pppd-supervisor.j
 import { SwanctlControl } from '../src/domains/network/network-swanctl-control.js';
 import { Xl2tpdSupervisor } from '../src/domains/network/network-xl2tpd-supervisor.js';
 import { renderPppSecret } from '../src/domains/network/network-vpn-pppd.js';
+import { pppHookOptions } from '../src/domains/network/network-wan-ppp.js';
 import { adminClient, CONDITION_WAIT, json, post, startDaemon, tempDir, writeConfirmed, type Client, type Harness } from './daemon-harness.js';
 
 /**
@@ -123,6 +124,8 @@ const write = (admin: Client, entity: { path: string }, body: Record<string, unk
 describe('the linux driver dials PPPoE WANs and VPN clients', () => {
   test('through the API and the linux applier: pppd, xl2tpd and swanctl start, follow changes, and stop', async () => {
     const tools = new ToolRecords();
+    // The session the stand-in pppd of wanppp reports through its link hook once started.
+    writeFileSync(join(tools.dir, 'ppp-sessions.json'), JSON.stringify({ wanppp: { local: '100.64.0.10', remote: '100.64.0.1', dns: ['198.51.100.1', '198.51.100.2'] } }));
     const root = tempDir('portico-dial-root-');
     const commands: string[][] = [];
     const run: CommandRunner = async (argv) => {
@@ -174,10 +177,24 @@ describe('the linux driver dials PPPoE WANs and VPN clients', () => {
       ['pptpone', PASSWORDS.pptpone],
     ] as const) {
       const start = current(name);
-      expect(start.argv).toEqual(['pppd', 'file', optionsOf(name), 'nodetach', 'plugin', 'passwordfd.so', 'passwordfd', '3']);
+      // A PPPoE WAN's pppd also runs the link hook, which records its sessions for the daemon.
+      const hooks = name === 'pptpone' ? [] : pppHookOptions(root);
+      expect(start.argv).toEqual(['pppd', 'file', optionsOf(name), 'nodetach', 'plugin', 'passwordfd.so', 'passwordfd', '3', ...hooks]);
       expect(start.fd3Error).toBeUndefined();
       expect(start.fd3).toBe(password);
     }
+    // wanppp's link hook reported its session: with multi-WAN its table routes through its PPP
+    // device and its address has its source rule; the ISP's DNS servers are in resolv.wan.
+    const resolvWan = () => readFileSync(join(root, NETWORK_FILES.wanResolv), 'utf8');
+    await vi.waitFor(() => expect(resolvWan()).toBe('nameserver 198.51.100.1\nnameserver 198.51.100.2\n'), CONDITION_WAIT);
+    const policy = links().pppd.find((link) => link.name === 'wanppp')!.wan!;
+    expect(policy).toEqual({ name: 'wanppp', device: 'ppp-wanppp', peerDns: true, table: 102, rulePriority: 10202 });
+    expect(commands).toEqual(
+      expect.arrayContaining([
+        ['ip', 'route', 'replace', 'default', 'dev', 'ppp-wanppp', 'table', '102', 'proto', 'boot'],
+        ['ip', 'rule', 'add', 'priority', '10202', 'from', '100.64.0.10', 'lookup', '102', 'protocol', 'boot'],
+      ]),
+    );
     expect(links().pppd.map((link) => [link.name, link.kind])).toEqual([
       ['wanppp', 'pppoe'],
       ['wanpptwo', 'pppoe'],
@@ -238,6 +255,8 @@ describe('the linux driver dials PPPoE WANs and VPN clients', () => {
     await applier.stop?.();
     applier = undefined;
     expect(pids.filter(alive)).toEqual([]);
+    // The session's DNS servers left with it.
+    expect(resolvWan()).toBe('');
     // Each ended on SIGTERM (pppd then closes its session), none needed SIGKILL.
     expect(pids.filter((pid) => !tools.stopped().has(pid))).toEqual([]);
     expect(reports.filter((error) => !String(error).includes('swanctl'))).toEqual([]);

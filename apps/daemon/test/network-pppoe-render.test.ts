@@ -68,7 +68,7 @@ describe('PPPoE WAN files', () => {
     expect(options).toContain(`plugin pppoe.so\nnic-${wan.link}\nuser user@isp\nifname ${wan.l3}\n`);
     expect(wan.l3).toBe('ppp-wan2');
     expect(options).toContain(`defaultroute\ndefaultroute-metric ${wan.metric}\n`);
-    expect(options).toContain(`# Multi-WAN: routing table ${wan.table}, added on link up.`);
+    expect(options).toContain(`# Multi-WAN: routing table ${wan.table} and source rule, set by the link hook on link up.`);
     expect(options).toContain('mtu 1492\nmru 1492\n');
     // No configured DNS: the ISP's servers are asked for and go to the WAN resolver file.
     expect(options).toContain('usepeerdns\n');

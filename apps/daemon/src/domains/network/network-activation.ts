@@ -9,8 +9,11 @@ import type { WanHealthConfig } from './network-ip-batch.js';
 import { spawnService, stopChild } from './network-child-process.js';
 import type { DialledLinks } from './network-dialled-links.js';
 import { LinkDialler } from './network-link-dialler.js';
+import { applySysctl } from './network-sysctl.js';
 import { WanHealthMonitor } from './network-wan-health.js';
 import { WanDhcpSupervisor, type WanDhcpConfig } from './network-wan-dhcp.js';
+import { WanPppLinks } from './network-wan-ppp.js';
+import { WanResolvFile } from './network-wan-resolv.js';
 
 /** The dnsmasq the daemon runs in the foreground and restarts when its configuration changes. */
 function dnsmasqSupervisor(env: DriverEnv, binary = 'dnsmasq') {
@@ -47,20 +50,16 @@ function dnsmasqSupervisor(env: DriverEnv, binary = 'dnsmasq') {
 }
 
 /**
- * The Network section live on a Debian-style system: `ip -batch`, `sysctl -p`, `nft -f` (one
- * atomic transaction per ruleset file), a dnsmasq the daemon supervises, the WAN DHCP clients,
- * the multi-WAN health monitor and the dialler of PPPoE WANs and VPN clients (each reads its
- * rendered JSON file).
+ * The Network section live on a Debian-style system: `ip -batch`, `sysctl -w` of the settings
+ * that differ, `nft -f` (one atomic transaction per ruleset file), a dnsmasq the daemon
+ * supervises, the WAN DHCP clients, the multi-WAN health monitor and the dialler of PPPoE WANs
+ * and VPN clients (each reads its rendered JSON file).
  */
 export function networkLinuxActivation(env: DriverEnv): TargetActivation {
   const wanHealth = new WanHealthMonitor({ run: env.run, report: env.report });
-  const wanDhcp = new WanDhcpSupervisor({
-    root: env.root,
-    run: env.run,
-    resolvFile: NETWORK_FILES.wanResolv,
-    spawnPrefix: env.spawnPrefix,
-    report: env.report,
-  });
+  const resolv = new WanResolvFile(env.root, NETWORK_FILES.wanResolv);
+  const wanDhcp = new WanDhcpSupervisor({ root: env.root, run: env.run, resolv, spawnPrefix: env.spawnPrefix, report: env.report });
+  const wanPpp = new WanPppLinks({ root: env.root, run: env.run, resolv, report: env.report });
   const dnsmasq = dnsmasqSupervisor(env);
   const dialler = new LinkDialler({ root: env.root, run: env.run, spawnPrefix: env.spawnPrefix, report: env.report });
   const runOrThrow = (target: string, argv: readonly string[]) => activateWith(env.run, target, argv);
@@ -71,18 +70,23 @@ export function networkLinuxActivation(env: DriverEnv): TargetActivation {
         if (TOLERANT_BATCHES.has(file.target)) await env.run(['ip', '-force', '-batch', path]);
         else await runOrThrow(file.target, ['ip', '-batch', path]);
       },
-      sysctl: (file, path) => runOrThrow(file.target, ['sysctl', '-q', '-p', path]),
+      sysctl: (file) => applySysctl(env, file.target, file.content),
       nft: (file, path) => runOrThrow(file.target, ['nft', '-f', path]),
       dnsmasq: (_file, path) => dnsmasq.start(path),
       [NETWORK_FILES.wanHealth]: async (file) => wanHealth.configure(JSON.parse(file.content) as WanHealthConfig),
       [NETWORK_FILES.wanDhcp]: async (file) => wanDhcp.configure(JSON.parse(file.content) as WanDhcpConfig),
-      [NETWORK_FILES.dialledLinks]: async (file) => dialler.describe(JSON.parse(file.content) as DialledLinks),
+      [NETWORK_FILES.dialledLinks]: async (file) => {
+        const links = JSON.parse(file.content) as DialledLinks;
+        wanPpp.configure(links.pppd.flatMap((link) => (link.wan ? [link.wan] : [])));
+        dialler.describe(links);
+      },
     },
-    // The batches flushed the routes and addresses the daemon keeps by itself: DHCP leases
-    // and WANs the health monitor took out. Put them back.
+    // The batches flushed the routes and addresses the daemon keeps by itself: DHCP leases,
+    // PPPoE sessions' WAN tables and WANs the health monitor took out. Put them back.
     async afterPass(live) {
       if (live.some((file) => file.check === 'ip-batch')) {
         await wanDhcp.reapply();
+        await wanPpp.reapply();
         await wanHealth.reassert();
       }
       await dialler.afterPass(live);
@@ -91,6 +95,7 @@ export function networkLinuxActivation(env: DriverEnv): TargetActivation {
     async stop() {
       await wanHealth.stop();
       await dialler.stop();
+      await wanPpp.stop();
       await wanDhcp.stop();
       await dnsmasq.stop();
     },

@@ -1,4 +1,5 @@
 import { IPTV_BRIDGE, lanSideOf, RULE_PRIORITY_MAIN, RULE_PRIORITY_MARK, RULE_PRIORITY_SOURCE, WAN_MARK_MASK, type NetworkPlan, type WanPlan } from './network-plan.js';
+import type { WanPolicy } from './network-hook-records.js';
 import { cidr4, cidr6, device, hex32, integer, ipv4, ipv6, mac } from './network-syntax.js';
 
 /**
@@ -210,6 +211,18 @@ export function renderWanHealth(plan: NetworkPlan): string {
 }
 
 /**
+ * A dynamic (DHCP or PPPoE) WAN's share of multi-WAN policy routing, which its client sets once
+ * it has an address: its table and the priority of its source-address rule. None without multi-WAN.
+ */
+export function wanPolicyOf(plan: NetworkPlan, wan: WanPlan): WanPolicy {
+  if (!plan.multiWan) return {};
+  return {
+    table: Number(table(wan)),
+    rulePriority: Number(integer(RULE_PRIORITY_SOURCE + wan.index, RULE_PRIORITY_SOURCE, RULE_PRIORITY_SOURCE + 99, 'rule priority')),
+  };
+}
+
+/**
  * The DHCP WANs whose client the daemon supervises (wan-dhcp.json): device, default-route
  * metric, and with multi-WAN the WAN's table and source-rule priority.
  */
@@ -220,12 +233,7 @@ export function renderWanDhcp(plan: NetworkPlan): string {
       name: device(wan.name),
       device: device(wan.l3),
       metric: Number(integer(wan.metric, 0, 9999, 'metric')),
-      ...(plan.multiWan
-        ? {
-            table: Number(table(wan)),
-            rulePriority: Number(integer(RULE_PRIORITY_SOURCE + wan.index, RULE_PRIORITY_SOURCE, RULE_PRIORITY_SOURCE + 99, 'rule priority')),
-          }
-        : {}),
+      ...wanPolicyOf(plan, wan),
     }));
   return `${JSON.stringify({ clients }, null, 2)}\n`;
 }

@@ -1,6 +1,8 @@
 import type { RenderedFile } from '../../engine/engine-types.js';
 import type { CommandRunner } from '../../engine/command-runner.js';
+import { NETWORK_FILES } from './network-config.js';
 import type { DialledLinks } from './network-dialled-links.js';
+import { stopLeftover } from './network-leftover-processes.js';
 import { PppdSupervisor, type DiallerOptions } from './network-pppd-supervisor.js';
 import { SwanctlControl } from './network-swanctl-control.js';
 import { Xl2tpdSupervisor } from './network-xl2tpd-supervisor.js';
@@ -15,11 +17,12 @@ const NOTHING_DIALLED: DialledLinks = { pppd: [], l2tp: null, ipsec: null };
  */
 export class LinkDialler {
   private links: DialledLinks = NOTHING_DIALLED;
+  private leftoversStopped = false;
   private readonly pppd: PppdSupervisor;
   private readonly xl2tpd: Xl2tpdSupervisor;
   private readonly swanctl: SwanctlControl;
 
-  constructor(options: DiallerOptions & { run: CommandRunner }) {
+  constructor(private readonly options: DiallerOptions & { run: CommandRunner }) {
     this.pppd = new PppdSupervisor(options);
     this.xl2tpd = new Xl2tpdSupervisor(options);
     this.swanctl = new SwanctlControl(options);
@@ -30,6 +33,10 @@ export class LinkDialler {
   }
 
   async afterPass(live: readonly RenderedFile[]): Promise<void> {
+    if (!this.leftoversStopped) {
+      this.leftoversStopped = true;
+      await this.stopLeftovers();
+    }
     const changed = new Set(live.map((file) => file.target));
     this.swanctl.configure(this.links.ipsec, changed);
     await Promise.all([this.pppd.configure(this.links.pppd, changed), this.xl2tpd.configure(this.links.l2tp, changed)]);
@@ -41,5 +48,24 @@ export class LinkDialler {
 
   async stop(): Promise<void> {
     await Promise.all([this.pppd.stop(), this.xl2tpd.stop(), this.swanctl.stop()]);
+  }
+
+  /**
+   * Before the first dial: the pppd and xl2tpd an earlier run of the daemon started and never
+   * stopped (it was killed) are stopped, so no link is dialled twice.
+   */
+  private async stopLeftovers(): Promise<void> {
+    const { spawnPrefix, report } = this.options;
+    const services = [...this.pppd.services(this.links.pppd), this.xl2tpd.service(this.links.l2tp?.config ?? NETWORK_FILES.xl2tpd)];
+    await Promise.all(
+      services.map(async (service) => {
+        try {
+          const pid = await stopLeftover(service, { spawnPrefix });
+          if (pid !== null) report?.(new Error(`${service.argv[0]} (pid ${pid}) left running by an earlier run of the daemon was stopped`));
+        } catch (error) {
+          report?.(error);
+        }
+      }),
+    );
   }
 }

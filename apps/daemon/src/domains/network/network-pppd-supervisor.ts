@@ -2,21 +2,31 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SupervisedProcess, type RestartBackoff, type Scheduler } from './network-child-process.js';
 import type { PppdLink } from './network-dialled-links.js';
+import type { DialledService } from './network-leftover-processes.js';
 import { readPppSecret } from './network-vpn-pppd.js';
+import { pppHookOptions } from './network-wan-ppp.js';
 
 /**
  * The pppd argument vector of a dialled link. `nodetach` keeps pppd in the foreground, where the
  * daemon supervises it (its own `persist` redials while it runs). The password reaches it on
  * file descriptor 3 through pppd's passwordfd plugin (shipped with Debian's ppp): never in the
- * argument vector, which any user can read in ps, nor in the environment.
+ * argument vector, which any user can read in ps, nor in the environment. A PPPoE WAN's pppd
+ * also runs the link hook (`hooks`, see pppHookOptions).
  */
-export function pppdArgv(optionsPath: string): string[] {
-  return ['pppd', 'file', optionsPath, 'nodetach', 'plugin', 'passwordfd.so', 'passwordfd', '3'];
+export function pppdArgv(optionsPath: string, hooks: readonly string[] = []): string[] {
+  return ['pppd', 'file', optionsPath, 'nodetach', 'plugin', 'passwordfd.so', 'passwordfd', '3', ...hooks];
+}
+
+/** The pppd argument vector the daemon runs for `link`. */
+export function pppdArgvOf(root: string, link: PppdLink): string[] {
+  return pppdArgv(join(root, link.options), link.wan ? pppHookOptions(root) : []);
 }
 
 export interface DiallerOptions {
   root: string;
   spawnPrefix?: readonly string[];
+  /** Where pppd writes `ppp-<linkname>.pid` (its _PATH_VARRUN; /var/run is /run on Debian). */
+  pppPidDir?: string;
   report?: (error: unknown) => void;
   scheduler?: Scheduler;
   backoff?: RestartBackoff;
@@ -60,6 +70,12 @@ export class PppdSupervisor {
     return true;
   }
 
+  /** The pppd the daemon runs for `links`, as an earlier run may have left them: `linkname` is the link's name. */
+  services(links: readonly PppdLink[]): DialledService[] {
+    const pidDir = this.options.pppPidDir ?? '/var/run';
+    return links.map((link) => ({ pidFile: join(pidDir, `ppp-${link.name}.pid`), argv: pppdArgvOf(this.options.root, link) }));
+  }
+
   async stop(): Promise<void> {
     const entries = [...this.links.values()];
     this.links.clear();
@@ -70,7 +86,7 @@ export class PppdSupervisor {
     const { root, spawnPrefix, report, scheduler, backoff } = this.options;
     const pppd = new SupervisedProcess({
       name: `pppd of ${link.name}`,
-      argv: pppdArgv(join(root, link.options)),
+      argv: pppdArgvOf(root, link),
       spawnPrefix,
       report,
       scheduler,

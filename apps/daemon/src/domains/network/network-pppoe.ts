@@ -12,9 +12,10 @@ import { accountToken, renderPppdOptions, renderPppSecret, type PppdLine } from 
  *
  * Routes follow the plan: the default route goes into the main table with the WAN's metric
  * (`defaultroute-metric`), like a DHCP WAN's; with multi-WAN, the per-WAN table route and
- * source rule are added by the link-up hook, which finds the WAN by `ipparam`. DNS servers the
- * ISP sends are requested only when none are configured; the hook writes them to the WAN
- * resolver file dnsmasq reads.
+ * source rule are added when the link is up: the dialler starts pppd with its link hook
+ * (`ip-up-script`, `ip-down-script`, network-wan-ppp.ts), which records the session under the
+ * WAN's `ipparam` for the daemon to apply. DNS servers the ISP sends are requested only when
+ * none are configured; the daemon puts them into the WAN resolver file dnsmasq reads.
  */
 
 const PPP_MIN_MRU = 128;
@@ -58,7 +59,7 @@ export function renderPppoeOptions(plan: NetworkPlan, wan: WanPlan): string {
     'Portico PPPoE WAN. Generated; changes are overwritten.',
     `WAN ${name}; the dialler hands pppd the password from ${NETWORK_FILES.pppDir}/${slot}.secret.`,
   ];
-  if (plan.multiWan) comment.push(`Multi-WAN: routing table ${integer(wan.table, 1, 252, 'routing table')}, added on link up.`);
+  if (plan.multiWan) comment.push(`Multi-WAN: routing table ${integer(wan.table, 1, 252, 'routing table')} and source rule, set by the link hook on link up.`);
   if (row.dns.length === 0) comment.push(`DNS servers from the ISP go to ${NETWORK_FILES.wanResolv}.`);
   return renderPppdOptions(comment, lines);
 }

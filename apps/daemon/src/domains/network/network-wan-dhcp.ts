@@ -1,34 +1,20 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isIpv4, netmaskToPrefix } from '@portico/schema';
-import type { CommandRunner } from '../../engine/command-runner.js';
 import { spawnService, stopChild } from './network-child-process.js';
+import { clearWanPolicy, HookRecordFolder, runWanCommands, wanSourceRule, wanTableRoute, type DynamicWanOptions, type HookRecord, type WanPolicy } from './network-hook-records.js';
 
 /** A DHCP WAN as the network renderer describes it (wan-dhcp.json). */
-export interface DhcpWanClient {
+export interface DhcpWanClient extends WanPolicy {
   name: string;
   device: string;
   /** Main-table default-route metric. */
   metric: number;
-  /** Set with multi-WAN: the WAN's own table and its source-address rule priority. */
-  table?: number;
-  rulePriority?: number;
 }
 
 export interface WanDhcpConfig {
   clients: DhcpWanClient[];
-}
-
-/** A lease as the hook recorded it; every value is untrusted text until checked. */
-interface HookRecord {
-  event: string;
-  ip?: string;
-  mask?: string;
-  subnet?: string;
-  router?: string;
-  dns?: string;
 }
 
 export interface WanLease {
@@ -41,13 +27,14 @@ export interface WanLease {
 /** The lease in a hook record, or null when the record carries none or a value is not valid. */
 export function leaseOf(record: HookRecord): WanLease | null {
   if (record.event !== 'bound' && record.event !== 'renew') return null;
-  const address = record.ip ?? '';
+  const text = (name: string) => (typeof record[name] === 'string' ? (record[name] as string) : '');
+  const address = text('ip');
   if (!isIpv4(address)) return null;
-  const byMask = /^\d{1,2}$/.test(record.mask ?? '') ? Number(record.mask) : null;
-  const prefix = byMask !== null && byMask >= 1 && byMask <= 32 ? byMask : netmaskToPrefix(record.subnet ?? '');
+  const byMask = /^\d{1,2}$/.test(text('mask')) ? Number(text('mask')) : null;
+  const prefix = byMask !== null && byMask >= 1 && byMask <= 32 ? byMask : netmaskToPrefix(text('subnet'));
   if (prefix === null || prefix === undefined || prefix < 1 || prefix > 32) return null;
-  const router = (record.router ?? '').split(/\s+/).find(isIpv4) ?? null;
-  const dns = (record.dns ?? '').split(/\s+/).filter(isIpv4).slice(0, 3);
+  const router = text('router').split(/\s+/).find(isIpv4) ?? null;
+  const dns = text('dns').split(/\s+/).filter(isIpv4).slice(0, 3);
   return { address, prefix, router, dns };
 }
 
@@ -58,22 +45,14 @@ export function leaseCommands(client: DhcpWanClient, lease: WanLease | null, pre
   const dev = client.device;
   const commands: string[][] = [];
   const changed = !previous || !lease || previous.address !== lease.address || previous.prefix !== lease.prefix;
-  if (changed) {
-    commands.push(['ip', 'address', 'flush', 'dev', dev, 'scope', 'global']);
-    if (client.table !== undefined) commands.push(['ip', 'route', 'flush', 'table', String(client.table)]);
-    if (client.rulePriority !== undefined) commands.push(['ip', 'rule', 'del', 'priority', String(client.rulePriority)]);
-  }
+  if (changed) commands.push(['ip', 'address', 'flush', 'dev', dev, 'scope', 'global'], ...clearWanPolicy(client));
   if (!lease) return commands;
   commands.push(['ip', 'address', 'replace', `${lease.address}/${lease.prefix}`, 'dev', dev]);
   if (lease.router) {
     commands.push(['ip', 'route', 'replace', 'default', 'via', lease.router, 'dev', dev, 'proto', PROTO, 'metric', String(client.metric)]);
-    if (client.table !== undefined) {
-      commands.push(['ip', 'route', 'replace', 'default', 'via', lease.router, 'dev', dev, 'table', String(client.table), 'proto', PROTO]);
-    }
+    commands.push(...wanTableRoute(client, ['via', lease.router, 'dev', dev], PROTO));
   }
-  if (client.rulePriority !== undefined && client.table !== undefined && changed) {
-    commands.push(['ip', 'rule', 'add', 'priority', String(client.rulePriority), 'from', lease.address, 'lookup', String(client.table), 'protocol', PROTO]);
-  }
+  if (changed) commands.push(...wanSourceRule(client, lease.address, PROTO));
   return commands;
 }
 
@@ -89,21 +68,14 @@ export const DHCP_HOOK = join(dirname(fileURLToPath(import.meta.url)), 'dhcp-hoo
  */
 export class WanDhcpSupervisor {
   private clients = new Map<string, { config: DhcpWanClient; child: ChildProcess | null; lease: WanLease | null }>();
-  private watcher: FSWatcher | null = null;
-  private queue: Promise<void> = Promise.resolve();
-  private readonly stateDir: string;
+  private readonly records: HookRecordFolder;
 
-  constructor(
-    private readonly options: {
-      root: string;
-      run: CommandRunner;
-      /** The resolver file (absolute on the target) dnsmasq reads learnt DNS servers from. */
-      resolvFile: string;
-      spawnPrefix?: readonly string[];
-      report?: (error: unknown) => void;
-    },
-  ) {
-    this.stateDir = join(options.root, 'run/portico/wan-dhcp');
+  constructor(private readonly options: DynamicWanOptions & { spawnPrefix?: readonly string[] }) {
+    this.records = new HookRecordFolder(join(options.root, 'run/portico/wan-dhcp'), {
+      knows: (name) => this.clients.has(name),
+      onRecord: (name, record) => this.readLease(name, record),
+      report: options.report,
+    });
   }
 
   configure(config: WanDhcpConfig): void {
@@ -115,23 +87,17 @@ export class WanDhcpSupervisor {
         this.clients.delete(name);
       }
     }
-    if (wanted.size && !this.watcher) {
-      mkdirSync(this.stateDir, { recursive: true });
-      this.watcher = watch(this.stateDir, (_event, file) => {
-        const name = String(file ?? '').replace(/\.json$/, '');
-        if (this.clients.has(name)) this.enqueue(() => this.readLease(name));
-      });
-    }
+    if (wanted.size) this.records.watch();
     for (const client of wanted.values()) if (!this.clients.has(client.name)) this.start(client);
-    this.enqueue(() => this.writeResolv());
+    this.records.enqueue(async () => this.writeResolv());
   }
 
   /** Puts every current lease back: a network re-apply flushed what these commands set. */
   reapply(): Promise<void> {
     for (const [name, entry] of this.clients) {
-      if (entry.lease) this.enqueue(() => this.applyLease(name, entry.lease, null));
+      if (entry.lease) this.records.enqueue(() => this.applyLease(name, entry.lease, null));
     }
-    return this.queue;
+    return this.records.settled();
   }
 
   /** Starts the WAN's DHCP client again: a fresh discover, as `network/reconnect` asks. */
@@ -148,12 +114,10 @@ export class WanDhcpSupervisor {
   }
 
   async stop(): Promise<void> {
-    this.watcher?.close();
-    this.watcher = null;
     const children = [...this.clients.values()].map((entry) => entry.child).filter((c): c is ChildProcess => !!c);
     this.clients.clear();
     await Promise.all(children.map((child) => stopChild(child)));
-    await this.queue;
+    await this.records.close();
   }
 
   private start(config: DhcpWanClient): void {
@@ -161,27 +125,15 @@ export class WanDhcpSupervisor {
     const argv = ['busybox', 'udhcpc', '-f', '-R', '-i', config.device, '-s', DHCP_HOOK, '-t', '4', '-T', '2', '-A', '5'];
     const child = spawnService(argv, this.options.spawnPrefix, {
       stdio: 'ignore',
-      env: { ...process.env, PORTICO_DHCP_DIR: this.stateDir, PORTICO_WAN: config.name },
+      env: { ...process.env, PORTICO_DHCP_DIR: this.records.dir, PORTICO_WAN: config.name },
     });
     const entry = { config, child, lease: null as WanLease | null };
     child.once('error', (error) => this.options.report?.(error));
     this.clients.set(config.name, entry);
   }
 
-  private enqueue(task: () => Promise<void>): void {
-    this.queue = this.queue.then(task).catch((error: unknown) => this.options.report?.(error));
-  }
-
-  private async readLease(name: string): Promise<void> {
-    const file = join(this.stateDir, `${name}.json`);
-    if (!existsSync(file)) return;
-    let record: HookRecord;
-    try {
-      record = JSON.parse(readFileSync(file, 'utf8')) as HookRecord;
-    } catch {
-      return; // a half-written file is replaced by a rename; the next event reads it
-    }
-    if (!['bound', 'renew', 'deconfig', 'leasefail', 'nak'].includes(record.event)) return;
+  private async readLease(name: string, record: HookRecord): Promise<void> {
+    if (!['bound', 'renew', 'deconfig', 'leasefail', 'nak'].includes(String(record.event))) return;
     const entry = this.clients.get(name);
     if (!entry) return;
     const lease = leaseOf(record);
@@ -193,22 +145,12 @@ export class WanDhcpSupervisor {
   private async applyLease(name: string, lease: WanLease | null, previous: WanLease | null): Promise<void> {
     const entry = this.clients.get(name);
     if (!entry) return;
-    for (const argv of leaseCommands(entry.config, lease, previous)) {
-      const result = await this.options.run(argv);
-      // Deleting what is not there (a rule, an empty table) is expected and harmless.
-      if (result.exitCode !== 0 && !['del', 'flush'].includes(argv[3] ?? '') && argv[2] !== 'rule') {
-        this.options.report?.(new Error(`${argv.join(' ')}: ${result.stderr.slice(0, 300)}`));
-      }
-    }
+    await runWanCommands(this.options.run, leaseCommands(entry.config, lease, previous), this.options.report);
     entry.lease = lease;
-    await this.writeResolv();
+    this.writeResolv();
   }
 
-  private async writeResolv(): Promise<void> {
-    const servers = [...new Set([...this.clients.values()].flatMap((entry) => entry.lease?.dns ?? []))];
-    const target = join(this.options.root, this.options.resolvFile);
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(`${target}.tmp`, servers.map((server) => `nameserver ${server}\n`).join(''));
-    renameSync(`${target}.tmp`, target);
+  private writeResolv(): void {
+    this.options.resolv.publish('dhcp', [...this.clients.values()].flatMap((entry) => entry.lease?.dns ?? []));
   }
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
 import { SupervisedProcess } from './network-child-process.js';
 import type { L2tpLinks } from './network-dialled-links.js';
+import type { DialledService } from './network-leftover-processes.js';
 import type { DiallerOptions } from './network-pppd-supervisor.js';
 
 /** Where xl2tpd keeps its pid and control FIFO, and where it answers a request (under the install root). */
@@ -102,6 +103,15 @@ export class Xl2tpdSupervisor {
     await this.halt();
   }
 
+  /** The xl2tpd this supervisor runs (with `config`), as an earlier run of the daemon may have left it. */
+  service(config: string): DialledService {
+    return { pidFile: this.pidFile, argv: this.argvOf(config) };
+  }
+
+  private argvOf(config: string): string[] {
+    return ['xl2tpd', '-D', '-c', join(this.options.root, config), '-p', this.pidFile, '-C', this.control];
+  }
+
   private async halt(): Promise<void> {
     const xl2tpd = this.xl2tpd;
     this.xl2tpd = null;
@@ -113,7 +123,7 @@ export class Xl2tpdSupervisor {
     const { root, spawnPrefix, report, scheduler, backoff } = this.options;
     const xl2tpd = new SupervisedProcess({
       name: 'xl2tpd',
-      argv: ['xl2tpd', '-D', '-c', join(root, links.config), '-p', this.pidFile, '-C', this.control],
+      argv: this.argvOf(links.config),
       spawnPrefix,
       report,
       scheduler,
