@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { chmodSync, copyFileSync, cpSync } from 'node:fs';
 import { buildQosIngressObject } from './bpf-build.mjs';
+import { NETWORK_HOOK_FILES } from './dist-files.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -81,18 +82,10 @@ for (const [entry, out] of bundles) await build({
   },
 });
 
-// Files the daemon hands to other programs by path, beside the bundle where the network domain
-// looks for them: the DHCP WAN client's hook (udhcpc runs it, network-wan-dhcp.ts) and the
-// PPPoE WANs' link-up and link-down hooks with the module they share (pppd runs them,
-// network-wan-ppp.ts).
-for (const [hook, executable] of [
-  ['dhcp-hook.mjs', true],
-  ['ppp-up-hook.mjs', true],
-  ['ppp-down-hook.mjs', true],
-  ['ppp-hook-record.mjs', false],
-]) {
-  copyFileSync(join(here, 'src', 'domains', 'network', hook), join(here, 'dist', hook));
-  chmodSync(join(here, 'dist', hook), executable ? 0o755 : 0o644);
+// The network domain's hooks, beside the bundle (dist-files.mjs says which and why).
+for (const { file, executable } of NETWORK_HOOK_FILES) {
+  copyFileSync(join(here, 'src', 'domains', 'network', file), join(here, 'dist', file));
+  chmodSync(join(here, 'dist', file), executable ? 0o755 : 0o644);
 }
 
 // The operator definition files the device ships (domains/qos/qos-isp-defaults.ts reads them

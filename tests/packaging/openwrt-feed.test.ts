@@ -5,6 +5,7 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENTITIES, writeSchema } from '@portico/schema';
 import { DAEMON_NODE_FLAGS } from '../../apps/daemon/launch-flags.mjs';
+import { NETWORK_HOOK_FILES } from '../../apps/daemon/dist-files.mjs';
 import type { ConfigSnapshot, SnapshotRow } from '../../apps/daemon/src/config/config-types.js';
 import { factorySnapshot } from '../../apps/daemon/src/config/factory-defaults.js';
 import { systemRegistry } from '../../apps/daemon/src/domain-list.js';
@@ -141,6 +142,7 @@ describe('the feed’s Makefile', () => {
       `apps/daemon/${entry}`,
       ...(buildScript.includes("sourcemap: 'linked'") ? [`apps/daemon/${entry}.map`] : []),
       ...[...buildScript.matchAll(/join\(here, 'dist', '([^']+)'\)/g)].map((m) => `apps/daemon/dist/${m[1]}`),
+      ...NETWORK_HOOK_FILES.map(({ file }) => `apps/daemon/dist/${file}`),
       ...['console', 'portal'].filter((app) => /build:\s*{[^}]*outDir: 'dist'/s.test(readFileSync(join(repo, 'apps', app, 'vite.config.ts'), 'utf8'))).map((app) => `apps/${app}/dist`),
     ]);
     const shipped = [...words(await makeVariable('PORTICO_DAEMON_FILES')), await makeVariable('PORTICO_CONSOLE_DIST'), await makeVariable('PORTICO_PORTAL_DIST')];

@@ -1,0 +1,1 @@
+export declare const NETWORK_HOOK_FILES: ReadonlyArray<Readonly<{ file: string; executable: boolean }>>;
