@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BOOT_LIMIT_MS, consoleReady, GuestPeer, signIn, startVmGateway, vmPrerequisites, type AdminApi, type VmGateway } from './vm-gateway.js';
+import { BOOT_LIMIT_MS, startSignedInGateway, vmPrerequisites, type AdminApi, type GuestPeer, type VmGateway } from './vm-gateway.js';
 
 /**
  * Dialled links in the image's kernel: a PPPoE WAN against a PPPoE server, L2TP and PPTP
@@ -24,12 +24,7 @@ const gatewayPing = async (address: string) => (await gw.vm.agent.exec(['/usr/bi
 
 describe.skipIf(skip !== null)(`dialled links in the image's kernel${skip ? ` (skipped: ${skip})` : ''}`, () => {
   beforeAll(async () => {
-    gw = await startVmGateway();
-    await gw.vm.booted(BOOT_LIMIT_MS);
-    await consoleReady(gw);
-    admin = await signIn(gw, 'VmDialPassw0rd');
-    peer = new GuestPeer(gw);
-    await peer.create(2);
+    ({ gw, admin, peer } = await startSignedInGateway('VmDialPassw0rd', 2));
     // Both peers' PPP servers check the same account; chap-secrets: client, server, secret, addresses.
     await peer.writeEtc('ppp/chap-secrets', `"${USER}" * "${SECRET}" *\n`);
     // The VPN servers' address, on a LAN-side network of the gateway's.

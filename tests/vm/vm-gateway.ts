@@ -246,3 +246,20 @@ export class GuestPeer {
     await this.gw.vm.agent.run(['/usr/bin/chmod', '600', file]);
   }
 }
+
+/** A booted gateway, its console reached, an administrator signed in, a peer on `ports` veth pairs. */
+export async function startSignedInGateway(password: string, ports: number): Promise<{ gw: VmGateway; admin: AdminApi; peer: GuestPeer }> {
+  const gw = await startVmGateway();
+  try {
+    await gw.vm.booted(BOOT_LIMIT_MS);
+    await consoleReady(gw);
+    const admin = await signIn(gw, password);
+    const peer = new GuestPeer(gw);
+    await peer.create(ports);
+    return { gw, admin, peer };
+  } catch (error) {
+    // The caller never got the guest: it is stopped here.
+    await gw.down();
+    throw error;
+  }
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BOOT_LIMIT_MS, consoleReady, GuestPeer, signIn, startVmGateway, vmPrerequisites, type AdminApi, type VmGateway } from './vm-gateway.js';
+import { BOOT_LIMIT_MS, startSignedInGateway, vmPrerequisites, type AdminApi, type GuestPeer, type VmGateway } from './vm-gateway.js';
 
 /**
  * Links this machine's kernel cannot make, brought up by the daemon in the image's kernel as the
@@ -14,12 +14,7 @@ let peer: GuestPeer;
 
 describe.skipIf(skip !== null)(`links and radios in the image's kernel${skip ? ` (skipped: ${skip})` : ''}`, () => {
   beforeAll(async () => {
-    gw = await startVmGateway();
-    await gw.vm.booted(BOOT_LIMIT_MS);
-    await consoleReady(gw);
-    admin = await signIn(gw, 'VmLinksPassw0rd');
-    peer = new GuestPeer(gw);
-    await peer.create(3);
+    ({ gw, admin, peer } = await startSignedInGateway('VmLinksPassw0rd', 3));
   }, 2 * BOOT_LIMIT_MS);
 
   afterAll(async () => {

@@ -6,6 +6,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp, type AppDeps } from '../src/app.js';
 import { createScryptHasher, type PasswordHasher } from '../src/plugins/password-hash.js';
 import { readSettings, type Settings } from '../src/settings.js';
+import type { CommandResult, CommandRunner } from '../src/engine/command-runner.js';
 
 /** A clock tests move by hand. */
 /**
@@ -61,6 +62,16 @@ export function tempDir(prefix = 'portico-daemon-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   createdDirs.push(dir);
   return dir;
+}
+
+/** A command runner that records every argv and answers `answer` (success by default). */
+export function recordingRunner(answer: CommandResult = { exitCode: 0, stdout: '', stderr: '' }): { run: CommandRunner; commands: string[][] } {
+  const commands: string[][] = [];
+  const run: CommandRunner = async (argv) => {
+    commands.push([...argv]);
+    return answer;
+  };
+  return { run, commands };
 }
 
 export async function startDaemon(

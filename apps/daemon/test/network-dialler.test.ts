@@ -14,7 +14,7 @@ import { SwanctlControl } from '../src/domains/network/network-swanctl-control.j
 import { Xl2tpdSupervisor } from '../src/domains/network/network-xl2tpd-supervisor.js';
 import { renderPppSecret } from '../src/domains/network/network-vpn-pppd.js';
 import { pppHookOptions } from '../src/domains/network/network-wan-ppp.js';
-import { adminClient, CONDITION_WAIT, json, post, startDaemon, tempDir, writeConfirmed, type Client, type Harness } from './daemon-harness.js';
+import { adminClient, CONDITION_WAIT, json, post, recordingRunner, startDaemon, tempDir, writeConfirmed, type Client, type Harness } from './daemon-harness.js';
 
 /**
  * The linux driver's dialler, with stand-ins for pppd and xl2tpd (fixtures/fake-dial-tools.mjs,
@@ -127,11 +127,7 @@ describe('the linux driver dials PPPoE WANs and VPN clients', () => {
     // The session the stand-in pppd of wanppp reports through its link hook once started.
     writeFileSync(join(tools.dir, 'ppp-sessions.json'), JSON.stringify({ wanppp: { local: '100.64.0.10', remote: '100.64.0.1', dns: ['198.51.100.1', '198.51.100.2'] } }));
     const root = tempDir('portico-dial-root-');
-    const commands: string[][] = [];
-    const run: CommandRunner = async (argv) => {
-      commands.push([...argv]);
-      return { exitCode: 0, stdout: '', stderr: '' };
-    };
+    const { run, commands } = recordingRunner();
     const reports: unknown[] = [];
     applier = createLinuxApplier({
       root,

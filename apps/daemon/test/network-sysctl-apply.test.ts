@@ -1,12 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import type { CommandResult, CommandRunner } from '../src/engine/command-runner.js';
+import type { CommandResult } from '../src/engine/command-runner.js';
 import { ActivationError, type RenderedFile } from '../src/engine/engine-types.js';
 import type { TargetActivation } from '../src/config/domain-module.js';
 import { networkLinuxActivation } from '../src/domains/network/network-activation.js';
 import { NETWORK_FILES } from '../src/domains/network/network-config.js';
-import { tempDir } from './daemon-harness.js';
+import { recordingRunner, tempDir } from './daemon-harness.js';
 
 /**
  * The sysctl activation of the linux driver against a temp tree standing in for /proc/sys
@@ -34,11 +34,7 @@ afterEach(async () => {
 
 function setUp(answer: CommandResult = { exitCode: 0, stdout: '', stderr: '' }) {
   const root = tempDir('portico-sysctl-root-');
-  const commands: string[][] = [];
-  const run: CommandRunner = async (argv) => {
-    commands.push([...argv]);
-    return answer;
-  };
+  const { run, commands } = recordingRunner(answer);
   activation = networkLinuxActivation({ root, run });
   const procSys = (path: string, value: string) => {
     const file = join(root, 'proc/sys', path);

@@ -3,12 +3,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { HOSTILE_STRINGS } from '@portico/schema/testing';
-import type { CommandRunner } from '../src/engine/command-runner.js';
 import { NETWORK_FILES } from '../src/domains/network/network-config.js';
 import { DHCP_HOOK, WanDhcpSupervisor } from '../src/domains/network/network-wan-dhcp.js';
 import { PPP_HOOKS, PPP_RECORD_DIR, pppHookOptions, pppSessionCommands, pppSessionOf, WanPppLinks, type PppWan } from '../src/domains/network/network-wan-ppp.js';
 import { WanResolvFile } from '../src/domains/network/network-wan-resolv.js';
-import { CONDITION_WAIT, tempDir } from './daemon-harness.js';
+import { CONDITION_WAIT, recordingRunner, tempDir } from './daemon-harness.js';
 
 /**
  * The PPPoE WANs' link hook: pppd's ip-up and ip-down scripts, run here for real as child
@@ -69,11 +68,7 @@ afterEach(async () => {
 
 function setUp() {
   const root = tempDir('portico-ppp-hook-root-');
-  const commands: string[][] = [];
-  const run: CommandRunner = async (argv) => {
-    commands.push([...argv]);
-    return { exitCode: 0, stdout: '', stderr: '' };
-  };
+  const { run, commands } = recordingRunner();
   const reports: string[] = [];
   const report = (error: unknown) => reports.push(String(error));
   const resolv = new WanResolvFile(root, NETWORK_FILES.wanResolv);
