@@ -16,3 +16,4 @@ export * from './network/index.js';
 export * from './hotspot/index.js';
 export * from './firewall/index.js';
 export * from './qos/index.js';
+export * from './ucentral/index.js';

@@ -1,0 +1,4 @@
+export * from './ucentral-jsonrpc.js';
+export * from './ucentral-config.js';
+export * from './ucentral-state.js';
+export * from './ucentral-messages.js';
