@@ -80,3 +80,24 @@ describe('uCentral configuration', () => {
     expect(deviceConfigSchema.safeParse(withSsid({ 'portico-steering': { 'bss-transition': true, 'rssi-threshold': -96 } })).success).toBe(false);
   });
 });
+
+describe('in-memory link pair', () => {
+  it('delivers in order, reports the close to both ends and drops later messages', async () => {
+    const { linkPair } = await import('../src/index.js');
+    const { device, controller } = linkPair(serial);
+    const got: string[] = [];
+    const closes: string[] = [];
+    controller.onMessage((t) => got.push(t));
+    device.onClose((code) => closes.push(`device ${code}`));
+    controller.onClose((code) => closes.push(`controller ${code}`));
+    device.send('a');
+    device.send('b');
+    await new Promise((r) => setTimeout(r, 0));
+    controller.close(1008, 'revoked');
+    device.send('c');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(got).toEqual(['a', 'b']);
+    expect(closes.sort()).toEqual(['controller 1008', 'device 1008']);
+    expect(controller.peerSerial).toBe(serial);
+  });
+});
