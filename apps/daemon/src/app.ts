@@ -5,7 +5,7 @@ import fastifyCookie from '@fastify/cookie';
 import { ENTITIES } from '@portico/schema';
 import type { AppContext } from './app-context.js';
 import type { Settings } from './settings.js';
-import { openDatabase } from './plugins/db-open.js';
+import { migrateModule, openDatabase } from './plugins/db-open.js';
 import { registerApiEnvelope } from './plugins/api-envelope.js';
 import { schemaControllerOptions } from './plugins/zod-compilers.js';
 import { registerSecurityGuard } from './plugins/security-guard.js';
@@ -78,6 +78,7 @@ export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<
   const passwords = deps.passwords ?? createScryptHasher();
   const accounts = new AccountStore(db, now);
   const modules = deps.modules ?? DOMAIN_MODULES;
+  for (const module of modules) if (module.migrations) migrateModule(db, module.name, module.migrations);
 
   let live: LiveStatusSource | undefined;
   let app: FastifyInstance | undefined;

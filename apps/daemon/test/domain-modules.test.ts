@@ -162,8 +162,7 @@ const notesLive = { published: undefined as Note[] | undefined, failInstall: fal
 
 const notesModule = defineDomain({
   name: 'sample-notes',
-  // A real domain adds its table as a migration in plugins/db-open.ts.
-  seed: (ctx) => ctx.db.exec('CREATE TABLE IF NOT EXISTS sample_notes (id TEXT PRIMARY KEY, text TEXT NOT NULL)'),
+  migrations: [{ name: 'notes', sql: 'CREATE TABLE sample_notes (id TEXT PRIMARY KEY, text TEXT NOT NULL)' }],
   backup: {
     counts: NOTES,
     limits: { sealed: 64 * 1024, plain: 256 * 1024 },
@@ -285,5 +284,22 @@ describe('a domain with its own backup part', () => {
     expect(json(await upload(h.app, admin, archive, PASSPHRASE)).success).toBe(true);
     expect(keyFile()).not.toBe(before[0]);
     expect(notes(h)).toEqual([{ id: 'n1', text: 'from the other box' }]);
+  });
+});
+
+describe("a module's own migrations", () => {
+  test('run once each, in order, by name, beside the core schema', async () => {
+    const { openDatabase, migrateModule } = await import('../src/plugins/db-open.js');
+    const db = openDatabase(':memory:');
+    const first = [{ name: 'tables', sql: 'CREATE TABLE sample_a (id TEXT PRIMARY KEY)' }];
+    migrateModule(db, 'sample', first);
+    migrateModule(db, 'sample', first);
+    migrateModule(db, 'sample', [...first, { name: 'column', sql: 'ALTER TABLE sample_a ADD COLUMN note TEXT' }]);
+    expect((db.prepare('SELECT name FROM module_migrations WHERE module = ? ORDER BY name').all('sample') as Array<{ name: string }>).map((r) => r.name)).toEqual(['column', 'tables']);
+    db.prepare('INSERT INTO sample_a (id, note) VALUES (?, ?)').run('x', 'kept');
+    // A failing migration leaves neither its change nor its bookkeeping row.
+    expect(() => migrateModule(db, 'sample', [{ name: 'broken', sql: 'CREATE TABLE sample_b (id TEXT); SELECT no_such_function()' }])).toThrow();
+    expect(db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'sample_b'").get()).toEqual({ n: 0 });
+    expect(db.prepare("SELECT COUNT(*) AS n FROM module_migrations WHERE name = 'broken'").get()).toEqual({ n: 0 });
   });
 });

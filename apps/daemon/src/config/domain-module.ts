@@ -7,6 +7,7 @@ import type { FileFormat } from '../engine/file-format.js';
 import type { EntityBinding } from './entity-routes.js';
 import type { ConfigDomain } from './config-types.js';
 import { BACKUP_PART_NAME, type BackupPart } from './backup-part.js';
+import type { ModuleMigration } from '../plugins/db-open.js';
 
 /**
  * The domain-module contract: what the daemon needs of a domain, as data and functions. The
@@ -98,6 +99,8 @@ export interface DomainModule<Deps = never> {
   activation?: Partial<Record<ActivationTarget, (env: DriverEnv) => TargetActivation>>;
   /** Stores and write rules of its entities for the generic entity routes. */
   bindings?(ctx: AppContext): Record<string, EntityBinding>;
+  /** Its own tables: schema changes run once each, in order, when the database opens. */
+  migrations?: readonly ModuleMigration[];
   /** Its part of the configuration backup: what it keeps outside config_rows (own tables, key files). */
   backup?: BackupPart;
   /** Runs once before routes are registered, after the database is open (first-start rows). */

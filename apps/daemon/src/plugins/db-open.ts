@@ -168,3 +168,37 @@ export function migrate(db: Db): void {
     })();
   });
 }
+
+/** One schema change a domain module owns (its own tables); never edited once released. */
+export interface ModuleMigration {
+  name: string;
+  /** SQL, run by SQLite in one transaction with its bookkeeping row. */
+  sql: string;
+}
+
+/** SQL, run by SQLite: which module migrations ran, by module and name. */
+const MODULE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS module_migrations (
+    module TEXT NOT NULL,
+    name TEXT NOT NULL,
+    applied_at INTEGER NOT NULL,
+    PRIMARY KEY (module, name)
+  ) WITHOUT ROWID`;
+
+/**
+ * Brings a module's own tables up to date: each migration it lists runs once, in list order.
+ * Keyed by name rather than position so modules are added and ordered freely.
+ */
+export function migrateModule(db: Db, module: string, migrations: readonly ModuleMigration[]): void {
+  db.exec(MODULE_MIGRATIONS_TABLE);
+  const done = new Set(
+    (db.prepare('SELECT name FROM module_migrations WHERE module = ?').all(module) as Array<{ name: string }>).map((r) => r.name),
+  );
+  const record = db.prepare('INSERT INTO module_migrations (module, name, applied_at) VALUES (?, ?, ?)');
+  for (const migration of migrations) {
+    if (done.has(migration.name)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      record.run(module, migration.name, Date.now());
+    })();
+  }
+}
