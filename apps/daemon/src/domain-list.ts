@@ -14,6 +14,7 @@ import { hotspotModule } from './domains/hotspot/hotspot-module.js';
 import { firewallModule } from './domains/firewall/firewall-module.js';
 import { qosModule } from './domains/qos/qos-module.js';
 import { maintainModule } from './domains/maintain/maintain-module.js';
+import { wirelessModule } from './domains/wireless/wireless-module.js';
 
 /**
  * Every domain of the daemon, in order. The order is the apply order of their configuration
@@ -32,6 +33,7 @@ export const DOMAIN_MODULES = [
   hotspotModule,
   firewallModule,
   qosModule,
+  wirelessModule,
   maintainModule,
 ] as const;
 

@@ -24,10 +24,11 @@ const BUILT_AREAS = [
   'Firewall',
   'System (admin/sysconf/rsa)',
   'Hotspot (auth/portal)',
+  'Wireless/CPE (ac)',
 ];
 
 /** Areas nothing of which is built yet. */
-const AREAS_NOT_BUILT = ['Application', 'VPN server (auth/{name})', 'Wireless/CPE (ac)', 'Cloud/vendor', 'Storage'];
+const AREAS_NOT_BUILT = ['Application', 'VPN server (auth/{name})', 'Cloud/vendor', 'Storage'];
 
 /**
  * Paths of built areas whose functions are not built yet: they answer 404 until they are, and
@@ -41,11 +42,15 @@ const FUNCTIONS_NOT_BUILT: Record<'get' | 'post', readonly string[]> = {
     'sysconf/audit', 'sysconf/health', 'rsa',
     // RADIUS, LDAP and the SMS gateway.
     'auth/ldap', 'auth/radius', 'auth/sms',
+    // The wireless controller's devices, stations, scans and firmware.
+    'ac', 'ac/apbind', 'ac/aplist', 'ac/apinfo', 'ac/firmware', 'ac/cpelist', 'ac/cpeinfo', 'ac/cpestalist', 'ac/stalist', 'ac/stalistnow',
+    'ac/scanresult',
   ],
   post: [
     'sysconf/diagnosis', 'sysconf/netparam', 'sysconf/time', 'sysconf/system', 'sysconf/remoteaccess', 'sysconf/syslog', 'sysconf/log',
     'sysconf/events', 'sysconf/emailinfo', 'sysconf/check', 'sysconf/disk', 'sysconf/auditdisk', 'sysconf/audit',
     'auth/ldap', 'auth/radius', 'auth/sms',
+    'ac/apcmd', 'ac/firmware', 'ac/cpecmd', 'ac/cpechannels', 'ac/startscan',
   ],
 };
 

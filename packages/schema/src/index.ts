@@ -17,3 +17,4 @@ export * from './hotspot/index.js';
 export * from './firewall/index.js';
 export * from './qos/index.js';
 export * from './ucentral/index.js';
+export * from './wireless/index.js';

@@ -35,6 +35,7 @@ describe('fields that name other entities', () => {
     const declared = ENTITIES.flatMap((entity) => refFields(entity).map((f) => `${entity.name}.${f.name}`)).sort();
     expect(declared).toEqual(
       [
+        'apMacFilter.group',
         'arpBind.interface',
         'dhcpServer.interface',
         'firewallAcl.iface',
@@ -56,6 +57,7 @@ describe('fields that name other entities', () => {
         'qosLoadBalance.interface',
         'qosPortRule.interface',
         'staticRoute.interface',
+        'wirelessSsid.group',
       ].sort(),
     );
   });

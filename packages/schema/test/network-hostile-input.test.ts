@@ -15,6 +15,8 @@ import { SAMPLE_INPUT } from './network-samples.js';
 
 const EXPLICIT: Record<string, object> = {
   adminUser: { username: 'operator1', password: 'Abcdefg12', confirm: 'Abcdefg12', privilege: 2, allowd_ips: [] },
+  wirelessSsid: { group: '0b6f6a4e-2f36-4c1e-9f55-0a1b2c3d4e5f', ssid: 'Office', key: 'correct horse' },
+  cpeProfile: { name: 'link-north', ssid: 'north-link', key: 'bridge-passphrase' },
 };
 for (const [name, rows] of Object.entries(SAMPLE_INPUT)) {
   const { id: _id, ...first } = (rows as readonly object[])[0] as { id?: string };

@@ -41,4 +41,7 @@ export const ENTITY_ROUTES: readonly string[] = [
   '/smartqos/domainroute',
   '/smartqos/loadbalance',
   '/smartqos/isp',
+  '/wirelessmanage/grouping',
+  '/wirelessmanage/whiteblacklist',
+  '/cpemanage/cpeconfigure',
 ];

@@ -30,6 +30,7 @@ import { qosIpRule, qosMacRule } from '../qos/qos-bandwidth-rule.js';
 import { qosDomainRule, qosPortRule } from '../qos/qos-class-rule.js';
 import { qosIsp, qosLoadBalance } from '../qos/qos-load-balance.js';
 
+import { apGroup, wirelessSsid, apMacFilter, cpeProfile } from '../wireless/index.js';
 /**
  * Every declared entity, one line each. The daemon registers routes for all of them, the
  * console builds pages for those with a `route`, and the i18n and injection suites walk it.
@@ -74,6 +75,10 @@ export const ENTITIES: readonly AnyEntity[] = [
   qosDomainRule as unknown as AnyEntity,
   qosLoadBalance as unknown as AnyEntity,
   qosIsp as unknown as AnyEntity,
+  apGroup as unknown as AnyEntity,
+  wirelessSsid as unknown as AnyEntity,
+  apMacFilter as unknown as AnyEntity,
+  cpeProfile as unknown as AnyEntity,
 ];
 
 export function entityByPath(path: string): AnyEntity | undefined {

@@ -9,7 +9,8 @@ import { TX_POWER_MAX_DBM, TX_POWER_MIN_DBM } from '../wifi/wifi-tx-power.js';
  * MAC access lists, 802.11k/v), and the metrics intervals. Field names follow the schema's
  * kebab-case so an OpenWiFi AP reads the same document. `portico-steering` is ours: the
  * roaming threshold (spec §5) below which the agent steers a station away with an 802.11v
- * BSS transition request; an AP that does not know it ignores it.
+ * BSS transition request, as are `portico-reject-rssi` and the unit's `portico-reboot-time`
+ * (CPE settings of spec §9); an AP that does not know them ignores them.
  */
 
 export const UCENTRAL_BANDS = ['2G', '5G'] as const;
@@ -67,6 +68,8 @@ export const ssidConfigSchema = z
     'portico-steering': z
       .object({ 'bss-transition': z.boolean(), 'rssi-threshold': z.number().int().min(-95).max(-65) })
       .optional(),
+    /** Ours: stations weaker than this are refused association (CPE links, spec §9 -95). */
+    'portico-reject-rssi': z.number().int().min(-95).max(-40).optional(),
   })
   .superRefine((ssid, ctx) => {
     const proto = ssid.encryption.proto;
@@ -102,6 +105,8 @@ export const deviceConfigSchema = z.object({
       name: z.string().max(64).refine(isSafeText, { error: 'ucentral.text' }).optional(),
       timezone: z.string().max(64).regex(/^[A-Za-z0-9_+\-/]*$/).optional(),
       'leds-active': z.boolean().default(true),
+      /** Ours: a daily reboot at this local time (CPEs, spec §9 4:30). */
+      'portico-reboot-time': z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/).optional(),
     })
     .default({ 'leds-active': true }),
   radios: z.array(radioConfigSchema).max(4),
