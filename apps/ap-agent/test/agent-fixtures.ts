@@ -1,7 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deviceConfigSchema, type DeviceConfig, type DeviceConfigInput } from '@portico/schema';
+import type { z } from 'zod';
+import { deviceConfigSchema, ssidConfigSchema, type DeviceConfig, type DeviceConfigInput } from '@portico/schema';
 import { agentSettingsSchema, type AgentSettings, type AgentSettingsInput } from '../src/ap-agent-settings.js';
 import type { RenderPaths } from '../src/ap-agent-hostapd-config.js';
 
@@ -33,7 +34,7 @@ export function renderPaths(settings: AgentSettings): RenderPaths {
   return { confDir: join(settings.runDir, 'conf'), hostapdControlDir: settings.hostapdControlDir, supplicantControlDir: settings.supplicantControlDir };
 }
 
-type SsidInput = DeviceConfigInput['interfaces'][number] extends { ssids?: infer S } ? NonNullable<S>[number] : never;
+type SsidInput = z.input<typeof ssidConfigSchema>;
 
 export function ssid(overrides: Partial<SsidInput> = {}): SsidInput {
   return { name: 'Office', 'wifi-bands': ['2G'], encryption: { proto: 'psk2', key: 'correct horse battery' }, ...overrides };
