@@ -23,6 +23,7 @@ COPY scripts/pnpm.mjs scripts/
 COPY apps/daemon/package.json apps/daemon/
 COPY apps/console/package.json apps/console/
 COPY apps/portal/package.json apps/portal/
+COPY apps/ap-agent/package.json apps/ap-agent/
 COPY packages/schema/package.json packages/schema/
 COPY packages/i18n/package.json packages/i18n/
 COPY tests/package.json tests/

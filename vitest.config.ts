@@ -21,6 +21,7 @@ export default defineConfig({
       { test: { name: 'daemon', root: 'apps/daemon', include: ['test/**/*.test.ts'], setupFiles: ['../../tests/support/shell-spy.ts'], ...LOADED_MACHINE } },
       { test: { name: 'console', root: 'apps/console', include: ['test/**/*.test.ts'], setupFiles: ['test/i18n-setup.ts'], ...LOADED_MACHINE } },
       { test: { name: 'portal', root: 'apps/portal', include: ['test/**/*.test.ts'], ...LOADED_MACHINE } },
+      { test: { name: 'ap-agent', root: 'apps/ap-agent', include: ['test/**/*.test.ts'], setupFiles: ['../../tests/support/shell-spy.ts'], ...LOADED_MACHINE } },
       { test: { name: 'scripts', root: 'scripts', include: ['test/**/*.test.ts'], ...LOADED_MACHINE } },
       { test: { name: 'packaging', root: 'tests', include: ['packaging/**/*.test.ts'], ...LOADED_MACHINE } },
       {

@@ -8,7 +8,7 @@ ensureTestPackages();
 build();
 step('typecheck', run('node_modules/.bin/tsc', ['-p', 'tsconfig.json', '--noEmit']));
 // Every project but the network lab, which needs root and namespaces: `npm run lab`.
-const projects = ['schema', 'i18n', 'daemon', 'console', 'portal', 'scripts', 'packaging', 'e2e'].flatMap((name) => ['--project', name]);
+const projects = ['schema', 'i18n', 'daemon', 'console', 'portal', 'ap-agent', 'scripts', 'packaging', 'e2e'].flatMap((name) => ['--project', name]);
 const status = run('node_modules/.bin/vitest', [
   'run',
   ...projects,
