@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { defineEntity } from '../entity/define-entity.js';
 import { integerInRange, stringBase } from '../common/field-base.js';
 import { isPrintableAscii, isSafeText, TEXT_CONTROL_MESSAGE } from '../common/text-guard.js';
-import { hostnameField, SHARED_KEY_MAX } from '../common/text-fields.js';
+import { SHARED_KEY_MAX } from '../common/text-fields.js';
+import { ipField } from '../common/ip-fields.js';
 import { portField } from '../common/port-fields.js';
 import { SSID_MAX_BYTES } from '../ucentral/ucentral-config.js';
 import { wirelessRowIdField } from './wireless-group.js';
@@ -48,7 +49,8 @@ export const wirelessSsid = defineEntity({
     isolate: z.boolean().default(false),
     maxClients: integerInRange(1, 512, 'validation.wifi.maxClients').default(64),
     vlan: integerInRange(0, 4094, 'validation.wifi.vlan').default(0),
-    radiusHost: hostnameField({ allowEmpty: true }).default(''),
+    // hostapd takes the server as an address (auth_server_addr), never a name.
+    radiusHost: ipField({ allowEmpty: true }).default(''),
     radiusPort: portField().default(RADIUS_AUTH_PORT),
     radiusSecret: stringBase()
       .refine(isPrintableAscii, { error: 'validation.sharedKey.chars' })

@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import { STATUS_PAGE_SIZE_DEFAULT, STATUS_PAGE_SIZE_MAX } from '../status/status-network-types.js';
+
+/*
+ * What the wireless controller's routes answer and accept (spec §7 `ac`, `ac/*`). Device text
+ * (names a device reports, host names, SSIDs heard in scans) is untrusted and shown as text.
+ */
+
+const count = () => z.number().int().nonnegative();
+/** ms since the epoch; null when never. */
+const instant = () => z.number().int().nonnegative().nullable();
+
+export const DEVICE_KINDS = ['ap', 'cpe'] as const;
+export type DeviceKind = (typeof DEVICE_KINDS)[number];
+/** pending: connected, waiting to be adopted; adopted: managed; revoked: refused until forgotten. */
+export const DEVICE_STATUSES = ['pending', 'adopted', 'revoked'] as const;
+export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
+/** How the device took its last configuration (uCentral configure result 0, 1, 2). */
+export const CONFIG_OUTCOMES = ['applied', 'appliedWithChanges', 'rejected'] as const;
+export type ConfigOutcome = (typeof CONFIG_OUTCOMES)[number];
+/** Spec §4: a device whose health check is below this is abnormal. */
+export const DEVICE_HEALTH_NORMAL_MIN = 80;
+
+export const DEVICE_SORTS = ['name', 'serial', 'status', 'lastSeen', 'group'] as const;
+
+export const deviceListQuerySchema = z.object({
+  kind: z.enum(DEVICE_KINDS, { error: 'validation.option' }).default('ap'),
+  status: z.enum(['all', ...DEVICE_STATUSES], { error: 'validation.option' }).default('all'),
+  sort: z.enum(DEVICE_SORTS, { error: 'validation.option' }).default('name'),
+  order: z.enum(['asc', 'desc'], { error: 'validation.option' }).default('asc'),
+  q: z.string().max(64, { error: 'validation.tooBig' }).default(''),
+  page: z.coerce.number({ error: 'validation.integer' }).int({ error: 'validation.integer' }).min(1, { error: 'validation.tooSmall' }).default(1),
+  page_size: z.coerce
+    .number({ error: 'validation.integer' })
+    .int({ error: 'validation.integer' })
+    .min(1, { error: 'validation.tooSmall' })
+    .max(STATUS_PAGE_SIZE_MAX, { error: 'validation.tooBig' })
+    .default(STATUS_PAGE_SIZE_DEFAULT),
+});
+export type DeviceListQuery = z.infer<typeof deviceListQuerySchema>;
+
+export const radioSummarySchema = z.object({ band: z.enum(['2G', '5G']), channel: z.number().int(), width: z.number().int().nullable(), txPower: z.number().int().nullable() });
+
+export const deviceRowSchema = z.object({
+  serial: z.string(),
+  name: z.string(),
+  kind: z.enum(DEVICE_KINDS),
+  model: z.string(),
+  firmware: z.string(),
+  status: z.enum(DEVICE_STATUSES),
+  group: z.string().nullable(),
+  groupName: z.string().nullable(),
+  online: z.boolean(),
+  /** Health check 0-100 (§4 normal at 80 and above); null before the first check. */
+  sanity: z.number().int().min(0).max(100).nullable(),
+  address: z.string(),
+  lastSeen: instant(),
+  uptime: count().nullable(),
+  stations: count(),
+  radios: z.array(radioSummarySchema),
+  configOutcome: z.enum(CONFIG_OUTCOMES).nullable(),
+  /** The device runs an older configuration than the one it was sent. */
+  configPending: z.boolean(),
+});
+export type DeviceRow = z.infer<typeof deviceRowSchema>;
+
+export const deviceListSchema = z.object({
+  items: z.array(deviceRowSchema),
+  total: count(),
+  counts: z.object({ pending: count(), adopted: count(), revoked: count(), online: count() }),
+});
+export type DeviceList = z.infer<typeof deviceListSchema>;
+
+export const stationRowSchema = z.object({
+  serial: z.string(),
+  device: z.string(),
+  ssid: z.string(),
+  bssid: z.string(),
+  band: z.enum(['2G', '5G']).nullable(),
+  mac: z.string(),
+  hostname: z.string(),
+  rssi: z.number().int(),
+  rxRate: z.number().nullable(),
+  txRate: z.number().nullable(),
+  rxBytes: count(),
+  txBytes: count(),
+  /** Seconds associated. */
+  connected: count(),
+});
+export type StationRow = z.infer<typeof stationRowSchema>;
+
+export const stationListQuerySchema = z.object({
+  serial: z.string().max(12).default(''),
+  kind: z.enum(DEVICE_KINDS, { error: 'validation.option' }).default('ap'),
+  q: z.string().max(64, { error: 'validation.tooBig' }).default(''),
+  page: deviceListQuerySchema.shape.page,
+  page_size: deviceListQuerySchema.shape.page_size,
+});
+export const stationListSchema = z.object({ items: z.array(stationRowSchema), total: count() });
+export type StationList = z.infer<typeof stationListSchema>;
+
+/** The wireless status page (spec §2 /wirelessmanage/wirelessstatus). */
+export const wirelessSummarySchema = z.object({
+  devices: z.object({ total: count(), online: count(), offline: count(), pending: count(), abnormal: count() }),
+  stations: z.object({ total: count(), band2g: count(), band5g: count() }),
+  /** APs and stations per channel in use. */
+  channels: z.array(z.object({ band: z.enum(['2G', '5G']), channel: z.number().int(), devices: count(), stations: count() })),
+  /** The most loaded devices. */
+  busiest: z.array(z.object({ serial: z.string(), name: z.string(), stations: count() })),
+});
+export type WirelessSummary = z.infer<typeof wirelessSummarySchema>;
+
+/** Commands on devices (spec §7 POST ac/apcmd and ac/cpecmd). */
+export const DEVICE_COMMANDS = ['adopt', 'bind', 'rename', 'reboot', 'blink', 'scan', 'forget', 'revoke', 'push'] as const;
+export type DeviceCommand = (typeof DEVICE_COMMANDS)[number];
+
+export const deviceCommandSchema = z
+  .object({
+    action: z.enum(DEVICE_COMMANDS, { error: 'validation.option' }),
+    serials: z.array(z.string().regex(/^[0-9a-f]{12}$/, { error: 'validation.wireless.serial' })).min(1, { error: 'validation.required' }).max(10_000),
+    group: z.string().max(64).optional(),
+    name: z.string().max(32).optional(),
+  })
+  .strict();
+export type DeviceCommandBody = z.infer<typeof deviceCommandSchema>;
+
+/** Per device, what a command did: done, or the reason it was not done. */
+export const COMMAND_REFUSALS = ['offline', 'notAdopted', 'timeout', 'refused', 'badResult', 'uptimeUnderHour', 'unknownDevice', 'unknownGroup', 'mixedRadios'] as const;
+export type CommandRefusal = (typeof COMMAND_REFUSALS)[number];
+export const deviceCommandResultSchema = z.object({
+  done: z.array(z.string()),
+  refused: z.array(z.object({ serial: z.string(), reason: z.enum(COMMAND_REFUSALS) })),
+});
+export type DeviceCommandResult = z.infer<typeof deviceCommandResultSchema>;
+
+/** A network a device heard in its last scan (spec §7 ac/scanresult). */
+export const scanRowSchema = z.object({
+  serial: z.string(),
+  bssid: z.string(),
+  ssid: z.string(),
+  channel: z.number().int(),
+  width: z.number().int(),
+  signal: z.number().int(),
+  /** The BSS belongs to a device this controller manages. */
+  managed: z.boolean(),
+});
+export type ScanRow = z.infer<typeof scanRowSchema>;
+
+/**
+ * The topology pages (spec §2 /wirelessmanage/topology, /cpemanage/cpetopology): the gateway,
+ * the devices and how they hang together. APs hang off the gateway by wire; a CPE receiver
+ * hangs off the base whose link it joined, with the link's signal.
+ */
+export const topologySchema = z.object({
+  nodes: z.array(
+    z.object({
+      id: z.string(),
+      kind: z.enum(['gateway', 'ap', 'cpe']),
+      name: z.string(),
+      online: z.boolean(),
+      /** CPE mode; null for the gateway and APs. */
+      role: z.enum(['base', 'receiver']).nullable(),
+      stations: count(),
+    }),
+  ),
+  links: z.array(z.object({ from: z.string(), to: z.string(), medium: z.enum(['wired', 'wireless']), signal: z.number().int().nullable() })),
+});
+export type Topology = z.infer<typeof topologySchema>;
+export const GATEWAY_NODE_ID = 'gateway';
