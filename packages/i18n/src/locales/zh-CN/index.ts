@@ -37,6 +37,7 @@ import apGroup from './apGroup.json';
 import wirelessSsid from './wirelessSsid.json';
 import apMacFilter from './apMacFilter.json';
 import cpeProfile from './cpeProfile.json';
+import wireless from './wireless.json';
 import hotspotBlacklist from './hotspotBlacklist.json';
 import hotspotReminder from './hotspotReminder.json';
 import hotspotLocalNotice from './hotspotLocalNotice.json';
@@ -59,4 +60,4 @@ import firewallSessionLimit from './firewallSessionLimit.json';
 import firewallConnLimit from './firewallConnLimit.json';
 import firewallDmz from './firewallDmz.json';
 /** One import per namespace file; a new namespace adds one line here in each language. */
-export default bundle({ common, validation, menu, msg, login, dashboard, adminUser, entity, portal, networkInterface, dhcpServer, dhcpStatic, staticRoute, arpBind, arpAuth, vlan, multiWan, portAttribute, iptv, vpnClient, maintain, hotspot, hotspotZone, hotspotPortal, hotspotTerms, hotspotPlan, hotspotAccounting, hotspotUser, hotspotUserBatch, hotspotWhitelist, hotspotBlacklist, hotspotReminder, hotspotLocalNotice, hotspotUpload, qosBase, qosIpRule, qosMacRule, qosPortRule, qosDomainRule, qosLoadBalance, qosIsp, qos, firewallPortMapping, firewallNat, firewallHostMapping, firewallAcl, firewallLanForward, firewallShareBlock, firewallSessionLimit, firewallConnLimit, firewallDmz, netStatus, hotspotStatus, hotspotReminderList, apGroup, wirelessSsid, apMacFilter, cpeProfile });
+export default bundle({ common, validation, menu, msg, login, dashboard, adminUser, entity, portal, networkInterface, dhcpServer, dhcpStatic, staticRoute, arpBind, arpAuth, vlan, multiWan, portAttribute, iptv, vpnClient, maintain, hotspot, hotspotZone, hotspotPortal, hotspotTerms, hotspotPlan, hotspotAccounting, hotspotUser, hotspotUserBatch, hotspotWhitelist, hotspotBlacklist, hotspotReminder, hotspotLocalNotice, hotspotUpload, qosBase, qosIpRule, qosMacRule, qosPortRule, qosDomainRule, qosLoadBalance, qosIsp, qos, firewallPortMapping, firewallNat, firewallHostMapping, firewallAcl, firewallLanForward, firewallShareBlock, firewallSessionLimit, firewallConnLimit, firewallDmz, netStatus, hotspotStatus, hotspotReminderList, apGroup, wirelessSsid, apMacFilter, cpeProfile, wireless });
