@@ -232,6 +232,12 @@ describe('channel planner', () => {
     expectCode(() => planChannels([{ ...good(), scan: { '2g': [foreign(1, 6, 20)] } }]), 'signalInvalid');
     expectCode(() => planChannels([{ ...good(), scan: { '2g': Array.from({ length: 1025 }, (_, i) => ({ ...foreign(0, 6, -80), bssid: `02:aa:00:00:${(i >> 8).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}` })) } }]), 'tooManyNeighbours');
     expectCode(() => planChannels([good()], { seed: 1.5 }), 'seedInvalid');
+    // Shapes a hostile device report might take.
+    expectCode(() => planChannels([{ ...good(), radios: 'many' } as unknown as PlanAp]), 'radiosInvalid');
+    expectCode(() => planChannels([{ ...good(), radios: [{ ...radio('2g', 1, 1), bssids: null }] } as unknown as PlanAp]), 'radiosInvalid');
+    expectCode(() => planChannels([{ ...good(), scan: { '2g': 'none' } } as unknown as PlanAp]), 'scanInvalid');
+    expectCode(() => planChannels([{ ...good(), scan: { '2g': [null] } } as unknown as PlanAp]), 'scanInvalid');
+    expectCode(() => planChannels([null as unknown as PlanAp]), 'apIdInvalid');
   });
 });
 

@@ -90,7 +90,8 @@ export interface PlanAp {
  * - `apIdInvalid`: an AP without a non-empty string id; `duplicateAp`: an id given twice;
  * - `unknownCountry`: a country code not in the catalogue;
  * - `unknownBand`: a radio or scan band other than '2g' / '5g'; `duplicateRadio`: two radios of
- *   one band on one AP;
+ *   one band on one AP; `radiosInvalid`: radios that are not a list of radios with a BSSID list;
+ *   `scanInvalid`: a scan that is not a list of entries per band;
  * - `channelNotInCatalogue`: a radio's current channel the country does not allow on its band;
  * - `widthInvalid`: a radio width other than 20/40/80 (80 only on 5 GHz);
  * - `txPowerInvalid`: transmit power outside 1–30 dBm;
@@ -105,6 +106,8 @@ export const WIRELESS_PLAN_ERROR_CODES = [
   'unknownCountry',
   'unknownBand',
   'duplicateRadio',
+  'radiosInvalid',
+  'scanInvalid',
   'channelNotInCatalogue',
   'widthInvalid',
   'txPowerInvalid',
@@ -380,8 +383,10 @@ function buildRadios(aps: readonly PlanAp[]): { radios: RadioModel[]; owner: Map
   const radios: RadioModel[] = [];
   const owner = new Map<string, number>();
   aps.forEach((ap, apIndex) => {
-    if (typeof ap.id !== 'string' || ap.id === '') fail('apIdInvalid');
+    if (typeof ap?.id !== 'string' || ap.id === '') fail('apIdInvalid');
     if (seen.has(ap.id)) fail('duplicateAp', ap.id);
+    if (!Array.isArray(ap.radios) || ap.radios.some((r) => typeof r !== 'object' || r === null || !Array.isArray(r.bssids))) fail('radiosInvalid', ap.id);
+    if (typeof ap.scan !== 'object' || ap.scan === null || Object.values(ap.scan).some((list) => !Array.isArray(list))) fail('scanInvalid', ap.id);
     seen.add(ap.id);
     const country = getCountry(ap.country);
     if (!country) fail('unknownCountry', ap.id, String(ap.country));
@@ -435,6 +440,7 @@ function checkedScan(ap: PlanAp): Map<WifiBand, ScanEntry[]> {
     bands.set(
       band,
       neighbours.map((n) => {
+        if (typeof n !== 'object' || n === null) fail('scanInvalid', ap.id, band);
         const bssid = normalisedBssid(n.bssid, ap.id);
         if (!isOnAirChannel(band, n.channel)) fail('neighbourChannelInvalid', ap.id, `${band} ${n.channel}`);
         const width = checkWidth(band, n.width, 'neighbourWidthInvalid', ap.id);
