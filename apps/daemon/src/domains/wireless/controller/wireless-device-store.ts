@@ -7,7 +7,8 @@ export const WIRELESS_DEVICE_MIGRATIONS: ModuleMigration[] = [
     name: 'wireless devices',
     sql: `
       CREATE TABLE wireless_devices (
-        serial TEXT PRIMARY KEY,
+        id INTEGER PRIMARY KEY,
+        serial TEXT NOT NULL UNIQUE,
         name TEXT NOT NULL DEFAULT '',
         kind TEXT NOT NULL CHECK (kind IN ('ap', 'cpe')),
         model TEXT NOT NULL DEFAULT '',
@@ -22,12 +23,17 @@ export const WIRELESS_DEVICE_MIGRATIONS: ModuleMigration[] = [
         applied_uuid INTEGER NOT NULL DEFAULT 0,
         config_outcome TEXT CHECK (config_outcome IN ('applied', 'appliedWithChanges', 'rejected')),
         outcome_uuid INTEGER,
-        config_reasons TEXT
-      ) WITHOUT ROWID;
-      CREATE INDEX wireless_devices_name ON wireless_devices(kind, name COLLATE NOCASE, serial);
-      CREATE INDEX wireless_devices_status ON wireless_devices(kind, status, serial);
-      CREATE INDEX wireless_devices_seen ON wireless_devices(kind, last_seen, serial);
-      CREATE INDEX wireless_devices_group ON wireless_devices(kind, group_id, serial);
+        config_reasons TEXT,
+        -- What the list's search box matches, lower-cased (ASCII) once when a row is written.
+        search_text TEXT GENERATED ALWAYS AS (lower(name) || ' ' || serial || ' ' || lower(model) || ' ' || last_address) STORED
+      );
+      -- One index per sort of the device list, led by the sort key and carrying the filter
+      -- columns, so a page is found by walking one index without reading rows.
+      CREATE INDEX wireless_devices_by_name ON wireless_devices(name COLLATE NOCASE, serial, kind, status);
+      CREATE INDEX wireless_devices_by_serial ON wireless_devices(serial, kind, status);
+      CREATE INDEX wireless_devices_by_status ON wireless_devices(status, serial, kind);
+      CREATE INDEX wireless_devices_by_seen ON wireless_devices(last_seen, serial, kind, status);
+      CREATE INDEX wireless_devices_by_group ON wireless_devices(group_id, serial, kind, status);
     `,
   },
 ];
@@ -95,6 +101,8 @@ const MAX_REASON_JSON = 512;
 export const WIRELESS_PAGE_MAX = 500;
 
 interface DeviceRow {
+  id: number;
+  search_text: string;
   serial: string;
   name: string;
   kind: WirelessDeviceKind;
@@ -153,11 +161,11 @@ function reasonsJson(reasons: readonly ConfigRejection[]): string | null {
 
 /** SQL order expressions per sort key; the serial breaks ties so pages never overlap. */
 const ORDER_BY: Record<WirelessSortKey, string> = {
-  name: 'name COLLATE NOCASE',
-  serial: 'serial',
-  status: 'status',
-  lastSeen: 'last_seen',
-  group: 'group_id',
+  name: 'd.name COLLATE NOCASE',
+  serial: 'd.serial',
+  status: 'd.status',
+  lastSeen: 'd.last_seen',
+  group: 'd.group_id',
 };
 
 /**
@@ -300,7 +308,8 @@ export class WirelessDeviceStore {
   page(query: WirelessPageQuery): WirelessPage {
     const sort = query.sort ?? 'name';
     const order = query.order === 'desc' ? 'DESC' : 'ASC';
-    const search = query.search?.trim().toLowerCase() ?? '';
+    // ASCII only, as SQLite's lower() folds the stored side.
+    const search = query.search?.trim().replace(/[A-Z]/g, (c) => c.toLowerCase()) ?? '';
     const statements = this.pageStatement(sort, order, query.kind !== undefined, query.status !== undefined, search !== '');
     const params = { kind: query.kind ?? null, status: query.status ?? null, search };
     const limit = Math.max(0, Math.min(WIRELESS_PAGE_MAX, Math.floor(query.limit)));
@@ -310,20 +319,23 @@ export class WirelessDeviceStore {
     return { rows, total };
   }
 
-  private pageStatement(sort: WirelessSortKey, order: 'ASC' | 'DESC', byKind: boolean, byStatus: boolean, bySearch: boolean) {
-    const key = `${sort}:${order}:${byKind}:${byStatus}:${bySearch}`;
+  private pageStatement(sort: WirelessSortKey, direction: 'ASC' | 'DESC', byKind: boolean, byStatus: boolean, bySearch: boolean) {
+    const key = `${sort}:${direction}:${byKind}:${byStatus}:${bySearch}`;
     let statements = this.pageStatements.get(key);
     if (!statements) {
       const where: string[] = [];
       if (byKind) where.push('kind = @kind');
       if (byStatus) where.push('status = @status');
       // instr() rather than LIKE: the search text needs no escaping.
-      if (bySearch) {
-        where.push('(instr(lower(name), @search) > 0 OR instr(serial, @search) > 0 OR instr(lower(model), @search) > 0 OR instr(last_address, @search) > 0)');
-      }
+      if (bySearch) where.push('instr(search_text, @search) > 0');
       const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+      const order = `ORDER BY ${ORDER_BY[sort]} ${direction}, d.serial ${direction}`;
       statements = {
-        rows: this.db.prepare(`SELECT * FROM wireless_devices ${clause} ORDER BY ${ORDER_BY[sort]} ${order}, serial ${order} LIMIT @limit OFFSET @offset`),
+        // The page's ids from the index first, then only those rows (rows are not sorted whole).
+        rows: this.db.prepare(
+          `SELECT d.* FROM (SELECT d.id FROM wireless_devices AS d ${clause} ${order} LIMIT @limit OFFSET @offset) AS p
+           JOIN wireless_devices AS d ON d.id = p.id ${order}`,
+        ),
         count: this.db.prepare(`SELECT COUNT(*) AS n FROM wireless_devices ${clause}`),
       };
       this.pageStatements.set(key, statements);
