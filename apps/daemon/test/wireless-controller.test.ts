@@ -192,6 +192,23 @@ describe('wireless controller', () => {
     return device;
   }
 
+  /** The device connects (again), running configuration `uuid`, answering configure with `configCode`. */
+  async function connectRunning(uuid: number, configCode = 0): Promise<FakeDevice> {
+    const device = new FakeDevice(serial, controller);
+    device.uuid = uuid;
+    device.configCode = configCode;
+    device.connect();
+    await settle();
+    return device;
+  }
+
+  /** The group's settings change (a new channel) and are pushed to the device. */
+  async function changeGroupChannel(channel: number): Promise<void> {
+    groupConfig.set('g1', officeConfig(channel));
+    await controller.pushConfig([serial]);
+    await settle();
+  }
+
   describe('adoption and configuration', () => {
     it('records an unknown device as pending and sends it nothing until it is adopted', async () => {
       const device = new FakeDevice(serial, controller);
@@ -229,32 +246,21 @@ describe('wireless controller', () => {
 
     it('configures an adopted device at connect above the uuid it runs, and keeps the counter across connections', async () => {
       store.adopt(serial, 'g1');
-      const device = new FakeDevice(serial, controller);
-      device.uuid = 41;
-      device.connect();
-      await settle();
+      const device = await connectRunning(41);
       expect(device.configures.map((r) => r.params.uuid)).toEqual([42]);
       device.link.close();
       await settle();
       expect(controller.isOnline(serial)).toBe(false);
 
-      const back = new FakeDevice(serial, controller);
-      back.uuid = 42;
-      back.connect();
-      await settle();
+      const back = await connectRunning(42);
       expect(back.configures).toEqual([]);
-      groupConfig.set('g1', officeConfig(1));
-      await controller.pushConfig([serial]);
-      await settle();
+      await changeGroupChannel(1);
       expect(back.configures.map((r) => r.params.uuid)).toEqual([43]);
     });
 
     it('stores substitutions when the device applied with changes', async () => {
       store.adopt(serial, 'g1');
-      const device = new FakeDevice(serial, controller);
-      device.configCode = 1;
-      device.connect();
-      await settle();
+      await connectRunning(0, 1);
       expect(store.get(serial)).toMatchObject({
         configOutcome: 'appliedWithChanges',
         appliedUuid: 1,
@@ -264,11 +270,7 @@ describe('wireless controller', () => {
 
     it('keeps the old configuration when the device rejects, and does not resend the rejected one', async () => {
       store.adopt(serial, 'g1');
-      const device = new FakeDevice(serial, controller);
-      device.uuid = 7;
-      device.configCode = 2;
-      device.connect();
-      await settle();
+      const device = await connectRunning(7, 2);
       expect(store.get(serial)).toMatchObject({ desiredUuid: 8, appliedUuid: 7, configOutcome: 'rejected', outcomeUuid: 8, configReasons: [{ reason: 'channel not allowed' }] });
       device.state(0);
       device.send('ping', { uuid: 7 });
@@ -277,15 +279,9 @@ describe('wireless controller', () => {
 
       // Not on the next connection either; a changed configuration is a new version and goes out.
       device.link.close();
-      const again = new FakeDevice(serial, controller);
-      again.uuid = 7;
-      again.configCode = 0;
-      again.connect();
-      await settle();
+      const again = await connectRunning(7);
       expect(again.configures).toEqual([]);
-      groupConfig.set('g1', officeConfig(1));
-      await controller.pushConfig([serial]);
-      await settle();
+      await changeGroupChannel(1);
       expect(again.configures.map((r) => r.params.uuid)).toEqual([9]);
       expect(store.get(serial)).toMatchObject({ appliedUuid: 9, configOutcome: 'applied' });
     });
@@ -361,10 +357,7 @@ describe('wireless controller', () => {
 
     it('replaces the session of a serial that connects again, closing the old link', async () => {
       const first = await adoptedDevice();
-      const second = new FakeDevice(serial, controller);
-      second.uuid = 1;
-      second.connect();
-      await settle();
+      const second = await connectRunning(1);
       expect(first.closedWith).toBe(LINK_CLOSE_POLICY);
       expect(second.closedWith).toBeNull();
       expect(controller.onlineSerials()).toEqual([serial]);
