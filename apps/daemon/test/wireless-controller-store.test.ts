@@ -22,11 +22,11 @@ describe('wireless device store', () => {
   });
 
   it('records a new device as pending and keeps what a later connect reports', () => {
-    const first = store.recordConnect({ serial: serialOf(1), kind: 'ap', model: 'EAP-1', firmware: '1.0', address: '192.0.2.1:4000', at: 1000 });
-    expect(first).toMatchObject({ status: 'pending', firstSeen: 1000, lastSeen: 1000, model: 'EAP-1', groupId: null, desiredUuid: 0, appliedUuid: 0 });
+    store.recordConnect({ serial: serialOf(1), kind: 'ap', model: 'EAP-1', firmware: '1.0', address: '192.0.2.1:4000', at: 1000 });
+    expect(store.get(serialOf(1))).toMatchObject({ status: 'pending', firstSeen: 1000, lastSeen: 1000, model: 'EAP-1', groupId: null, desiredUuid: 0, appliedUuid: 0 });
     store.adopt(serialOf(1), 'g1', 'Lobby');
-    const again = store.recordConnect({ serial: serialOf(1), kind: 'ap', model: 'EAP-1', firmware: '1.1', address: '192.0.2.9:4000', at: 5000 });
-    expect(again).toMatchObject({ status: 'adopted', groupId: 'g1', name: 'Lobby', firstSeen: 1000, lastSeen: 5000, firmware: '1.1', lastAddress: '192.0.2.9:4000' });
+    store.recordConnect({ serial: serialOf(1), kind: 'ap', model: 'EAP-1', firmware: '1.1', address: '192.0.2.9:4000', at: 5000 });
+    expect(store.get(serialOf(1))).toMatchObject({ status: 'adopted', groupId: 'g1', name: 'Lobby', firstSeen: 1000, lastSeen: 5000, firmware: '1.1', lastAddress: '192.0.2.9:4000' });
   });
 
   it('adopts ahead of the first connection, binds, renames, revokes and forgets', () => {

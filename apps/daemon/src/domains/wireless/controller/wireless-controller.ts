@@ -97,6 +97,8 @@ const SEEN_FLUSH_SWEEPS = 6;
 /** Devices handled per turn of the event loop when a configuration is pushed. */
 const PUSH_BATCH = 100;
 const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
+/** Queued store writes committed per transaction, one transaction per turn of the event loop. */
+const WRITES_PER_TRANSACTION = 1000;
 /** RFC 6455 §7.4.1: the server met an unexpected condition. */
 const LINK_CLOSE_INTERNAL = 1011;
 
@@ -687,23 +689,35 @@ export class WirelessController {
 
   private write(change: () => void): void {
     this.writes.push(change);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => this.flushWrites());
+    this.scheduleFlush();
   }
 
-  /** Commits the queued writes; also before a management call reads or changes the same rows. */
-  private flushWrites(): void {
-    this.flushScheduled = false;
-    const writes = this.writes;
-    if (writes.length === 0) return;
-    this.writes = [];
-    try {
-      this.deps.store.batch(() => {
-        for (const change of writes) change();
-      });
-    } catch (error) {
-      this.deps.onError?.(error);
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flushWrites(WRITES_PER_TRANSACTION);
+      if (this.writes.length > 0) this.scheduleFlush();
+    });
+  }
+
+  /**
+   * Commits queued writes, at most `limit` in one transaction (a connection storm queues tens of
+   * thousands in one turn; committing them all at once would block the event loop). Management
+   * calls flush everything first, as they read or change the same rows.
+   */
+  private flushWrites(limit = Infinity): void {
+    while (this.writes.length > 0 && limit > 0) {
+      const writes = this.writes.splice(0, Math.min(limit, WRITES_PER_TRANSACTION));
+      limit -= writes.length;
+      try {
+        this.deps.store.batch(() => {
+          for (const change of writes) change();
+        });
+      } catch (error) {
+        this.deps.onError?.(error);
+      }
     }
   }
 

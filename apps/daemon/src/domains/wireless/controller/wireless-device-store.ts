@@ -175,8 +175,7 @@ const ORDER_BY: Record<WirelessSortKey, string> = {
  */
 export class WirelessDeviceStore {
   private readonly selectOne;
-  private readonly insertSeen;
-  private readonly updateSeen;
+  private readonly upsertSeen;
   private readonly updateLastSeen;
   private readonly upsertAdopted;
   private readonly updateGroup;
@@ -192,14 +191,11 @@ export class WirelessDeviceStore {
 
   constructor(private readonly db: Db) {
     this.selectOne = db.prepare('SELECT * FROM wireless_devices WHERE serial = ?');
-    this.insertSeen = db.prepare(
+    this.upsertSeen = db.prepare(
       `INSERT INTO wireless_devices (serial, kind, model, firmware, status, first_seen, last_seen, last_address)
        VALUES (@serial, @kind, @model, @firmware, 'pending', @at, @at, @address)
-       ON CONFLICT (serial) DO NOTHING`,
-    );
-    this.updateSeen = db.prepare(
-      `UPDATE wireless_devices SET kind = @kind, model = @model, firmware = @firmware, last_seen = @at,
-         last_address = @address, first_seen = COALESCE(first_seen, @at) WHERE serial = @serial`,
+       ON CONFLICT (serial) DO UPDATE SET kind = excluded.kind, model = excluded.model, firmware = excluded.firmware,
+         last_seen = excluded.last_seen, last_address = excluded.last_address, first_seen = COALESCE(first_seen, excluded.first_seen)`,
     );
     this.updateLastSeen = db.prepare('UPDATE wireless_devices SET last_seen = ? WHERE serial = ?');
     this.upsertAdopted = db.prepare(
@@ -231,14 +227,10 @@ export class WirelessDeviceStore {
 
   /**
    * A device connected: a new serial is recorded as pending; a known one gets its model,
-   * firmware, address and last seen updated. Returns the record as it now stands.
+   * firmware, address and last seen updated. One statement.
    */
-  recordConnect(seen: { serial: string; kind: WirelessDeviceKind; model: string; firmware: string; address: string; at: number }): WirelessDeviceRecord {
-    const row = this.db.transaction(() => {
-      if (this.insertSeen.run(seen).changes === 0) this.updateSeen.run(seen);
-      return this.selectOne.get(seen.serial) as DeviceRow;
-    })();
-    return toRecord(row);
+  recordConnect(seen: { serial: string; kind: WirelessDeviceKind; model: string; firmware: string; address: string; at: number }): void {
+    this.upsertSeen.run(seen);
   }
 
   /** Last seen of many devices in one transaction (the controller flushes them periodically). */
