@@ -69,6 +69,14 @@ function depthOf(value: unknown, limit: number, depth = 0): number {
   return max;
 }
 
+/**
+ * Whether a parsed value nests deeper than a device may send. parseRpcFrame applies it to every
+ * frame; the controller applies it again to `compress_64` params once inflated.
+ */
+export function exceedsUcentralDepth(value: unknown): boolean {
+  return depthOf(value, UCENTRAL_MAX_DEPTH) > UCENTRAL_MAX_DEPTH;
+}
+
 const METHOD = /^[a-z_]{1,32}$/;
 const idSchema = rpcIdField();
 
@@ -82,7 +90,7 @@ export function parseRpcFrame(text: string): RpcFrame | { fault: FrameFault } {
   } catch {
     return { fault: 'notJson' };
   }
-  if (depthOf(value, UCENTRAL_MAX_DEPTH) > UCENTRAL_MAX_DEPTH) return { fault: 'tooDeep' };
+  if (exceedsUcentralDepth(value)) return { fault: 'tooDeep' };
   if (!value || typeof value !== 'object' || Array.isArray(value)) return { fault: 'notRpc' };
   const frame = value as Record<string, unknown>;
   if (frame.jsonrpc !== '2.0') return { fault: 'notRpc' };
