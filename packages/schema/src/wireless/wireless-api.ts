@@ -167,3 +167,35 @@ export const topologySchema = z.object({
 });
 export type Topology = z.infer<typeof topologySchema>;
 export const GATEWAY_NODE_ID = 'gateway';
+
+/** Channel planning (spec §4; /wirelessmanage/wifiplaning, `ac/startscan`, `ac/scanresult`). */
+export const PLANNING_STATES = ['idle', 'allOffline', 'scanning', 'scanFailed', 'optimising', 'planFailed', 'planned', 'saving', 'saved', 'cancelled'] as const;
+export type PlanningState = (typeof PLANNING_STATES)[number];
+export const PLANNING_ACTIONS = ['start', 'cancel', 'save'] as const;
+
+export const planningViewSchema = z.object({
+  state: z.enum(PLANNING_STATES),
+  progress: z.object({ done: count(), total: count() }),
+  /** Devices whose scan failed or timed out ("some AP scans failed"). */
+  failed: z.array(z.object({ serial: z.string(), name: z.string() })),
+  offline: count(),
+  startedAt: instant(),
+  finishedAt: instant(),
+  error: z.string().nullable(),
+  plan: z
+    .object({
+      scoreBefore: z.number(),
+      scoreAfter: z.number(),
+      aps: z.array(
+        z.object({
+          serial: z.string(),
+          name: z.string(),
+          radios: z.array(
+            z.object({ band: z.enum(['2g', '5g']), channel: z.number().int(), width: z.number().int(), previousChannel: z.number().int(), previousWidth: z.number().int() }),
+          ),
+        }),
+      ),
+    })
+    .nullable(),
+});
+export type PlanningView = z.infer<typeof planningViewSchema>;
