@@ -42,15 +42,14 @@ const FUNCTIONS_NOT_BUILT: Record<'get' | 'post', readonly string[]> = {
     'sysconf/audit', 'sysconf/health', 'rsa',
     // RADIUS, LDAP and the SMS gateway.
     'auth/ldap', 'auth/radius', 'auth/sms',
-    // The wireless controller's devices, stations, scans and firmware.
-    'ac', 'ac/apbind', 'ac/aplist', 'ac/apinfo', 'ac/firmware', 'ac/cpelist', 'ac/cpeinfo', 'ac/cpestalist', 'ac/stalist', 'ac/stalistnow',
-    'ac/scanresult',
+    // The wireless controller's firmware images.
+    'ac/firmware',
   ],
   post: [
     'sysconf/diagnosis', 'sysconf/netparam', 'sysconf/time', 'sysconf/system', 'sysconf/remoteaccess', 'sysconf/syslog', 'sysconf/log',
     'sysconf/events', 'sysconf/emailinfo', 'sysconf/check', 'sysconf/disk', 'sysconf/auditdisk', 'sysconf/audit',
     'auth/ldap', 'auth/radius', 'auth/sms',
-    'ac/apcmd', 'ac/firmware', 'ac/cpecmd', 'ac/cpechannels', 'ac/startscan',
+    'ac/firmware',
   ],
 };
 

@@ -8,19 +8,15 @@ import {
   UCENTRAL_MAX_DEPTH,
   UCENTRAL_MAX_INFLATED_BYTES,
   UCENTRAL_MAX_MESSAGE_BYTES,
-  linkPair,
-  parseRpcFrame,
   rpcError,
   rpcNotification,
-  rpcResult,
-  type DeviceStateInput,
-  type UcentralLink,
 } from '@portico/schema';
 import { migrateModule, openDatabase } from '../src/plugins/db-open.js';
 import { WIRELESS_DEVICE_MIGRATIONS, WirelessDeviceStore } from '../src/domains/wireless/controller/wireless-device-store.js';
 import { WirelessCommandError, WirelessController, type WirelessTimers } from '../src/domains/wireless/controller/wireless-controller.js';
 import type { WirelessConfigBody } from '../src/domains/wireless/controller/wireless-controller-config.js';
 import type { WirelessLogEntry } from '../src/domains/wireless/controller/wireless-controller-log.js';
+import { FakeDevice, serialOf, settle, stationMac } from './fixtures/wireless/wireless-fake-device.js';
 
 /** A clock the test moves: timers fire in order as it advances. */
 function fakeClock(start = 1_700_000_000_000) {
@@ -52,98 +48,6 @@ function fakeClock(start = 1_700_000_000_000) {
       now = end;
     },
   };
-}
-
-/** Lets in-memory messages, their answers and the controller's batched store writes go through. */
-async function settle(rounds = 3): Promise<void> {
-  for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-}
-
-function serialOf(i: number): string {
-  return (0x02aa00000000 + i).toString(16).padStart(12, '0');
-}
-
-function stationMac(i: number): string {
-  return `02:bb:00:00:${((i >> 8) & 255).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`;
-}
-
-type Request = { id: number; method: string; params: Record<string, unknown> };
-type Answer = (params: Record<string, unknown>, device: FakeDevice) => unknown;
-
-/** A scripted AP: sends what the test says, records the controller's requests, answers them. */
-class FakeDevice {
-  readonly link: UcentralLink;
-  readonly requests: Request[] = [];
-  closedWith: number | null = null;
-  uuid = 0;
-  uptime = 7200;
-  configCode = 0;
-  silent = false;
-  readonly answers: Record<string, Answer> = {
-    configure: (p, d) => {
-      if (d.configCode !== 2) d.uuid = p.uuid as number;
-      const rejected = d.configCode === 0 ? [] : [{ parameter: { channel: 13 }, reason: 'channel not allowed', ...(d.configCode === 1 ? { substitution: { channel: 11 } } : {}) }];
-      return { serial: d.serial, uuid: p.uuid, status: { error: d.configCode, text: '', rejected } };
-    },
-    ping: (_p, d) => ({ serial: d.serial, uuid: d.uuid, deviceUTCTime: 1 }),
-    wifiscan: (_p, d) => ({ serial: d.serial, status: { error: 0 }, scan: [{ bssid: '02:cc:00:00:00:01', ssid: 'Neighbour', channel: 11, signal: -70 }] }),
-  };
-
-  constructor(
-    readonly serial: string,
-    controller: WirelessController,
-    peerSerial = serial,
-  ) {
-    const pair = linkPair(peerSerial, `192.0.2.${(parseInt(serial.slice(-2), 16) % 250) + 1}:40000`);
-    this.link = pair.device;
-    this.link.onMessage((text) => this.receive(text));
-    this.link.onClose((code) => {
-      this.closedWith = code;
-    });
-    controller.attach(pair.controller);
-  }
-
-  get configures(): Request[] {
-    return this.requests.filter((r) => r.method === 'configure');
-  }
-
-  send(method: string, params: Record<string, unknown> = {}): void {
-    this.link.send(rpcNotification(method, { serial: this.serial, ...params }));
-  }
-
-  connect(platform: 'ap' | 'cpe' = 'ap'): void {
-    this.send('connect', { uuid: this.uuid, firmware: 'portico-ap 1.0', capabilities: { platform, model: 'PX-1' } });
-  }
-
-  state(stations = 0, patch: Partial<DeviceStateInput> = {}): void {
-    const associations = Array.from({ length: stations }, (_, i) => ({
-      station: stationMac(i),
-      rssi: -40 - i,
-      rx_rate: { bitrate: 866_700 },
-      tx_rate: { bitrate: 433_300 },
-      rx_bytes: 1000 * i,
-      tx_bytes: 2000 * i,
-      connected: 60 + i,
-      hostname: `phone-${i}`,
-    }));
-    const state: DeviceStateInput = {
-      unit: { load: [0.1, 0.2, 0.3], memory: { total: 256_000, free: 128_000 }, uptime: this.uptime },
-      radios: [{ band: '2G', channel: 6, tx_power: 20 }],
-      interfaces: [{ name: 'lan', ssids: [{ ssid: 'Office', bssid: '02:dd:00:00:00:01', band: '2G', associations }] }],
-      ...patch,
-    };
-    this.send('state', { uuid: this.uuid, state });
-  }
-
-  private receive(text: string): void {
-    const frame = parseRpcFrame(text);
-    if ('fault' in frame || frame.kind !== 'request') return;
-    const params = frame.params as Record<string, unknown>;
-    this.requests.push({ id: frame.id, method: frame.method, params });
-    if (this.silent) return;
-    const answer = this.answers[frame.method] ?? ((_p: unknown, d: FakeDevice) => ({ serial: d.serial, status: { error: 0 } }));
-    this.link.send(rpcResult(frame.id, answer(params, this)));
-  }
 }
 
 const officeConfig = (channel = 6, interval = 60): WirelessConfigBody => ({

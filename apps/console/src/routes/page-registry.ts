@@ -24,6 +24,13 @@ export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/sysstatus/inneruser/detail': lazy(() => import('../pages/hotspot-status/inner-user-detail-page.js')),
   '/hotspot/expirationnotice': lazy(() => import('../pages/hotspot/reminder-page.js')),
   '/netconf/vpnclient/ipseclog': lazy(() => import('../pages/network/ipsec-log-page.js')),
+  '/wirelessmanage/wirelessstatus': lazy(() => import('../pages/wireless/wireless-status-page.js')),
+  '/wirelessmanage/aplist': lazy(() => import('../pages/wireless/ap-list-page.js')),
+  '/wirelessmanage/wifiplaning': lazy(() => import('../pages/wireless/channel-planning-page.js')),
+  '/wirelessmanage/topology': lazy(() => import('../pages/wireless/ap-topology-page.js')),
+  '/cpemanage/cpelist': lazy(() => import('../pages/wireless/cpe-list-page.js')),
+  '/cpemanage/cpetopology': lazy(() => import('../pages/wireless/cpe-topology-page.js')),
+  '/sysstatus/stainfo': lazy(() => import('../pages/wireless/station-list-page.js')),
   ...HOTSPOT_PAGES,
 };
 

@@ -6,7 +6,6 @@
  */
 export const UNBUILT_PAGES: readonly string[] = [
   '/sysstatus/license',
-  '/sysstatus/stainfo',
   '/vpnserver/pptpservice',
   '/vpnserver/l2tpservice',
   '/vpnserver/openvpnservice',
@@ -18,13 +17,7 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/hotspot/rusystem',
   '/hotspot/cmccweb',
   '/hotspot/wifidog',
-  '/wirelessmanage/wirelessstatus',
-  '/wirelessmanage/aplist',
-  '/wirelessmanage/wifiplaning',
   '/wirelessmanage/firmware',
-  '/wirelessmanage/topology',
-  '/cpemanage/cpelist',
-  '/cpemanage/cpetopology',
   '/cloud/cloud',
   '/cloud/sdlan',
   '/cloud/vendor999',

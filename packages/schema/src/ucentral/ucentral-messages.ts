@@ -29,6 +29,11 @@ export const DEVICE_EVENTS = {
         compatible: reportText(64).optional(),
         model: reportText(64).optional(),
         platform: z.enum(['ap', 'switch', 'cpe']).optional(),
+        /** Radios by phy path, as OpenWiFi devices report them; only the bands are read. */
+        wifi: z
+          .record(reportText(128), z.object({ band: z.array(z.enum(['2G', '5G', '6G', '60G'])).max(4).default([]) }))
+          .refine((phys) => Object.keys(phys).length <= 8, { error: 'ucentral.tooMany' })
+          .optional(),
       })
       .default({}),
   }),

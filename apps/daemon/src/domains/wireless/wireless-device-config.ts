@@ -43,14 +43,31 @@ function accessListOf(group: ApGroup, filters: readonly ApMacFilter[]): SsidConf
   return { mode: group.macFilter === 'whitelist' ? 'allow' : 'deny', 'mac-address': [...new Set(macs)].sort() };
 }
 
-export function apDeviceConfig(group: ApGroup, ssids: readonly WirelessSsid[], filters: readonly ApMacFilter[], unitName?: string): DeviceConfigInput {
+/** A radio's channel from a saved channel plan; used where the group says `auto`. */
+export interface PlannedChannel {
+  band: '2g' | '5g';
+  channel: number;
+  width: number;
+}
+
+export function apDeviceConfig(
+  group: ApGroup,
+  ssids: readonly WirelessSsid[],
+  filters: readonly ApMacFilter[],
+  unitName?: string,
+  planned: readonly PlannedChannel[] = [],
+): DeviceConfigInput {
+  const plannedOn = (band: '2g' | '5g', channel: ApGroup['channel2g']) =>
+    channel === WIFI_AUTO ? planned.find((p) => p.band === band) : undefined;
+  const plan2g = plannedOn('2g', group.channel2g);
+  const plan5g = plannedOn('5g', group.channel5g);
   const radios: DeviceConfigInput['radios'] = [];
   if (group.enabled2g) {
     radios.push({
       band: '2G',
       country: group.country,
-      channel: group.channel2g,
-      'channel-width': group.width2g,
+      channel: plan2g?.channel ?? group.channel2g,
+      'channel-width': (plan2g?.width ?? group.width2g) as 20 | 40,
       ...(group.power2g === WIFI_AUTO ? {} : { 'tx-power': group.power2g }),
       'rts-threshold': group.rts,
       'allow-dfs': false,
@@ -60,8 +77,8 @@ export function apDeviceConfig(group: ApGroup, ssids: readonly WirelessSsid[], f
     radios.push({
       band: '5G',
       country: group.country,
-      channel: group.channel5g,
-      'channel-width': group.width5g,
+      channel: plan5g?.channel ?? group.channel5g,
+      'channel-width': (plan5g?.width ?? group.width5g) as 20 | 40 | 80,
       ...(group.power5g === WIFI_AUTO ? {} : { 'tx-power': group.power5g }),
       'rts-threshold': group.rts,
       'allow-dfs': group.allowDfs,

@@ -484,6 +484,7 @@ export class WirelessController {
     session.connectedAt = now;
     session.seenWritten = now;
     session.firmware = event.firmware;
+    session.bands = [...new Set(Object.values(event.capabilities.wifi ?? {}).flatMap((phy) => phy.band))];
     session.adopted = record?.status === 'adopted';
     const seen = {
       serial,

@@ -43,6 +43,8 @@ export interface WirelessDeviceLive {
   adopted: boolean;
   address: string;
   firmware: string;
+  /** Bands its radios can use (connect capabilities); empty when it did not say. */
+  bands: readonly string[];
   connectedAt: number;
   lastMessageAt: number;
   /** Configuration id the device last said it runs. */
@@ -87,6 +89,8 @@ export class DeviceSession {
   adopted = false;
   closed = false;
   firmware = '';
+  /** Bands the device's radios can use, from its connect capabilities. */
+  bands: readonly string[] = [];
   connectedAt = 0;
   lastMessageAt: number;
   /** lastMessageAt when the last seen time was last written to the store. */
@@ -192,6 +196,7 @@ export class DeviceSession {
       adopted: this.adopted,
       address: this.link.remoteAddress,
       firmware: this.firmware,
+      bands: this.bands,
       connectedAt: this.connectedAt,
       lastMessageAt: this.lastMessageAt,
       uuid: this.reportedUuid,

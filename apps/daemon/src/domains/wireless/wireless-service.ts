@@ -1,0 +1,469 @@
+import {
+  DEVICE_HEALTH_NORMAL_MIN,
+  GATEWAY_NODE_ID,
+  type CommandRefusal,
+  type DeviceCommandBody,
+  type DeviceCommandResult,
+  type DeviceKind,
+  type DeviceList,
+  type DeviceListQuery,
+  type DeviceRow,
+  type PlanningView,
+  type StationList,
+  type StationRow,
+  type Topology,
+  type WirelessSummary,
+  isSafeText,
+} from '@portico/schema';
+import type { AppContext } from '../../app-context.js';
+import type { RuntimeService } from '../../config/domain-module.js';
+import { WirelessController, WirelessCommandError, type WirelessCommandErrorCode } from './controller/wireless-controller.js';
+import type { WirelessConfigBody } from './controller/wireless-controller-config.js';
+import type { WirelessLogEntry } from './controller/wireless-controller-log.js';
+import { WirelessDeviceStore, type WirelessDeviceRecord } from './controller/wireless-device-store.js';
+import type { WirelessDeviceLive } from './controller/wireless-device-session.js';
+import { WirelessChannelOverrides } from './wireless-channel-overrides.js';
+import { planChannels, type ChannelPlan, type PlanAp, type PlanRadio, type PlanWidth, type ScanNeighbour } from './wireless-channel-planner.js';
+import { createChannelPlanning, type ChannelPlanning } from './wireless-channel-planning.js';
+import { apDeviceConfig, cpeDeviceConfig } from './wireless-device-config.js';
+import { readWirelessRows, wirelessRowsVersion, type WirelessRows } from './wireless-rows.js';
+
+/** The topology pages draw at most this many devices. */
+const TOPOLOGY_MAX = 1000;
+/** The status page lists this many of the busiest devices. */
+const BUSIEST = 10;
+/** Wireless log entries kept in memory for the wireless log (newest last). */
+const LOG_KEEP = 2000;
+
+const REFUSAL_OF: Record<WirelessCommandErrorCode, CommandRefusal> = {
+  notFound: 'unknownDevice',
+  notAdopted: 'notAdopted',
+  offline: 'offline',
+  timeout: 'timeout',
+  refused: 'refused',
+  badParams: 'refused',
+  badResult: 'badResult',
+  recentlyBooted: 'uptimeUnderHour',
+};
+
+function refusalOf(error: unknown): CommandRefusal {
+  if (error instanceof WirelessCommandError) return REFUSAL_OF[error.code];
+  throw error;
+}
+
+function bandOf(channel: number): '2g' | '5g' {
+  return channel <= 14 ? '2g' : '5g';
+}
+
+function planWidth(width: number | null): PlanWidth {
+  return width === 40 || width === 80 ? width : 20;
+}
+
+/**
+ * The wireless controller as the daemon runs it: the device store, the protocol controller
+ * fed with configurations built from the console's rows, channel planning and the views the
+ * routes answer with.
+ */
+export class WirelessService implements RuntimeService {
+  readonly store: WirelessDeviceStore;
+  readonly controller: WirelessController;
+  readonly overrides: WirelessChannelOverrides;
+  readonly planning: ChannelPlanning<ChannelPlan>;
+  readonly log: WirelessLogEntry[] = [];
+  private cache = new Map<string, WirelessConfigBody>();
+  private cacheVersion = '';
+  private pushQueued = false;
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly report: (error: unknown) => void,
+  ) {
+    this.store = new WirelessDeviceStore(ctx.db);
+    this.overrides = new WirelessChannelOverrides(ctx.db);
+    this.controller = new WirelessController({
+      store: this.store,
+      now: ctx.now,
+      configFor: (serial) => this.configFor(serial),
+      onLog: (entry) => {
+        this.log.push(entry);
+        if (this.log.length > LOG_KEEP) this.log.splice(0, this.log.length - LOG_KEEP);
+      },
+      onError: report,
+    });
+    this.planning = createChannelPlanning<PlanAp, ChannelPlan>({
+      now: ctx.now,
+      requestScan: async (serial) => this.planAp(serial, await this.controller.scan(serial)),
+      plan: (scans) => planChannels([...scans.values()]),
+      applyPlan: async (plan) => {
+        this.overrides.save(plan.aps.map((ap) => ({ serial: ap.id, radios: ap.radios.map((r) => ({ band: r.band as '2g' | '5g', channel: r.channel, width: r.width })) })));
+        await this.controller.pushConfig(plan.aps.map((ap) => ap.id));
+      },
+    });
+  }
+
+  /** The configuration a device runs: its group (AP) or profile (CPE) as the rows say now. */
+  configFor(serial: string): WirelessConfigBody | null {
+    const record = this.store.get(serial);
+    if (!record || record.status !== 'adopted' || !record.groupId) return null;
+    const version = `${wirelessRowsVersion(this.ctx.db)}:${this.overrides.version}`;
+    if (version !== this.cacheVersion) {
+      // New objects for a new version: the controller serialises each object once.
+      this.cache = new Map();
+      this.cacheVersion = version;
+      this.rows = readWirelessRows(this.ctx.db);
+    }
+    const planned = record.kind === 'ap' ? this.overrides.of(serial) : [];
+    const key = `${record.kind}:${record.groupId}:${JSON.stringify(planned)}`;
+    let config = this.cache.get(key);
+    if (!config) {
+      const built = this.build(record, planned);
+      if (!built) return null;
+      const { uuid: _uuid, ...body } = built;
+      config = body;
+      this.cache.set(key, config);
+    }
+    return config;
+  }
+
+  private rows: WirelessRows = { groups: new Map(), ssids: [], filters: [], profiles: new Map() };
+
+  private build(record: WirelessDeviceRecord, planned: ReturnType<WirelessChannelOverrides['of']>) {
+    if (record.kind === 'cpe') {
+      const profile = this.rows.profiles.get(record.groupId!);
+      return profile ? cpeDeviceConfig(profile) : null;
+    }
+    const group = this.rows.groups.get(record.groupId!);
+    return group ? apDeviceConfig(group, this.rows.ssids, this.rows.filters, undefined, planned) : null;
+  }
+
+  /** Every adopted device bound to one of the groups or profiles. */
+  devicesIn(groupIds: readonly string[]): string[] {
+    return groupIds.flatMap((id) => this.store.serialsInGroup(id));
+  }
+
+  /** A wireless row changed: every device whose configuration changed gets it, once per turn. */
+  rowsChanged(): void {
+    if (this.pushQueued || this.stopped) return;
+    this.pushQueued = true;
+    setImmediate(() => {
+      this.pushQueued = false;
+      if (this.stopped) return;
+      const rows = readWirelessRows(this.ctx.db);
+      const serials = this.devicesIn([...rows.groups.keys(), ...rows.profiles.keys()]);
+      this.controller.pushConfig(serials).catch(this.report);
+    });
+  }
+
+  private groupName(groupId: string | null): string | null {
+    if (!groupId) return null;
+    const rows = readWirelessRows(this.ctx.db);
+    return rows.groups.get(groupId)?.name ?? rows.profiles.get(groupId)?.name ?? null;
+  }
+
+  deviceRow(record: WirelessDeviceRecord, names: (id: string | null) => string | null): DeviceRow {
+    const live = this.controller.live(record.serial);
+    const pending = live?.pendingUuid != null || (record.status === 'adopted' && record.desiredUuid !== 0 && record.appliedUuid !== record.desiredUuid && !(record.outcomeUuid === record.desiredUuid && record.configOutcome === 'rejected'));
+    return {
+      serial: record.serial,
+      name: record.name,
+      kind: record.kind,
+      model: record.model,
+      firmware: live?.firmware || record.firmware,
+      status: record.status,
+      group: record.groupId,
+      groupName: names(record.groupId),
+      online: live?.online ?? false,
+      sanity: live?.sanity ?? null,
+      address: live?.address || record.lastAddress,
+      lastSeen: live?.online ? this.ctx.now() : record.lastSeen,
+      uptime: live?.uptime ?? null,
+      stations: live?.stationCount ?? 0,
+      radios: (live?.radios ?? []).map((r) => ({ band: r.band ?? (r.channel <= 14 ? '2G' : '5G'), channel: r.channel, width: r.channelWidth, txPower: r.txPower })),
+      configOutcome: record.configOutcome,
+      configPending: pending,
+    };
+  }
+
+  list(query: DeviceListQuery): DeviceList {
+    const rows = readWirelessRows(this.ctx.db);
+    const names = (id: string | null) => (id ? (rows.groups.get(id)?.name ?? rows.profiles.get(id)?.name ?? null) : null);
+    const page = this.store.page({
+      offset: (query.page - 1) * query.page_size,
+      limit: query.page_size,
+      sort: query.sort,
+      order: query.order,
+      search: query.q,
+      kind: query.kind,
+      ...(query.status === 'all' ? {} : { status: query.status }),
+    });
+    const total = (status: 'pending' | 'adopted' | 'revoked') => this.store.page({ offset: 0, limit: 1, kind: query.kind, status }).total;
+    const online = this.controller.onlineSerials().filter((serial) => this.store.get(serial)?.kind === query.kind).length;
+    return {
+      items: page.rows.map((record) => this.deviceRow(record, names)),
+      total: page.total,
+      counts: { pending: total('pending'), adopted: total('adopted'), revoked: total('revoked'), online },
+    };
+  }
+
+  detail(serial: string): (DeviceRow & { reasons: WirelessDeviceRecord['configReasons'] }) | null {
+    const record = this.store.get(serial);
+    if (!record) return null;
+    return { ...this.deviceRow(record, (id) => this.groupName(id)), reasons: record.configReasons };
+  }
+
+  private onlineOf(kind: DeviceKind): Array<{ record: WirelessDeviceRecord; live: WirelessDeviceLive }> {
+    const out: Array<{ record: WirelessDeviceRecord; live: WirelessDeviceLive }> = [];
+    for (const serial of this.controller.onlineSerials()) {
+      const record = this.store.get(serial);
+      const live = this.controller.live(serial);
+      if (record?.kind === kind && live) out.push({ record, live });
+    }
+    return out;
+  }
+
+  stations(kind: DeviceKind, serial: string, q: string, page: number, pageSize: number): StationList {
+    const names = new Map(this.onlineOf(kind).map(({ record }) => [record.serial, record.name]));
+    const needle = q.trim().toLowerCase();
+    const rows: StationRow[] = [];
+    for (const station of serial ? this.controller.stationsOf(serial) : this.controller.stations()) {
+      if (!names.has(station.serial)) continue;
+      const row: StationRow = {
+        serial: station.serial,
+        device: names.get(station.serial) ?? '',
+        ssid: station.ssid,
+        bssid: station.bssid,
+        band: station.band,
+        mac: station.mac,
+        hostname: station.hostname ?? '',
+        rssi: station.rssi,
+        rxRate: station.rxRate,
+        txRate: station.txRate,
+        rxBytes: station.rxBytes,
+        txBytes: station.txBytes,
+        connected: station.connectedSeconds,
+      };
+      if (needle && ![row.mac, row.hostname, row.ssid, row.device, row.serial].some((text) => text.toLowerCase().includes(needle))) continue;
+      rows.push(row);
+    }
+    rows.sort((a, b) => a.device.localeCompare(b.device) || a.mac.localeCompare(b.mac));
+    return { items: rows.slice((page - 1) * pageSize, page * pageSize), total: rows.length };
+  }
+
+  summary(): WirelessSummary {
+    const online = this.onlineOf('ap');
+    const all = this.store.page({ offset: 0, limit: 1, kind: 'ap', status: 'adopted' }).total;
+    const pending = this.store.page({ offset: 0, limit: 1, kind: 'ap', status: 'pending' }).total;
+    const channels = new Map<string, { band: '2G' | '5G'; channel: number; devices: number; stations: number }>();
+    let band2g = 0;
+    let band5g = 0;
+    for (const { live } of online) {
+      for (const radio of live.radios) {
+        const band = radio.band ?? (radio.channel <= 14 ? '2G' : '5G');
+        const key = `${band}-${radio.channel}`;
+        const entry = channels.get(key) ?? { band, channel: radio.channel, devices: 0, stations: 0 };
+        entry.devices++;
+        channels.set(key, entry);
+      }
+      for (const station of this.controller.stationsOf(live.serial)) {
+        const band = station.band ?? null;
+        if (band === '2G') band2g++;
+        else if (band === '5G') band5g++;
+        const radio = live.radios.find((r) => (r.band ?? (r.channel <= 14 ? '2G' : '5G')) === band);
+        if (radio) channels.get(`${band}-${radio.channel}`)!.stations++;
+      }
+    }
+    const adoptedOnline = online.filter(({ record }) => record.status === 'adopted');
+    return {
+      devices: {
+        total: all,
+        online: adoptedOnline.length,
+        offline: Math.max(0, all - adoptedOnline.length),
+        pending,
+        abnormal: adoptedOnline.filter(({ live }) => live.sanity !== null && live.sanity < DEVICE_HEALTH_NORMAL_MIN).length,
+      },
+      stations: { total: online.reduce((n, { live }) => n + live.stationCount, 0), band2g, band5g },
+      channels: [...channels.values()].sort((a, b) => a.band.localeCompare(b.band) || a.channel - b.channel),
+      busiest: adoptedOnline
+        .sort((a, b) => b.live.stationCount - a.live.stationCount)
+        .slice(0, BUSIEST)
+        .map(({ record, live }) => ({ serial: record.serial, name: record.name, stations: live.stationCount })),
+    };
+  }
+
+  topology(kind: DeviceKind): Topology {
+    const page = this.store.page({ offset: 0, limit: TOPOLOGY_MAX, kind, status: 'adopted' });
+    const nodes: Topology['nodes'] = [{ id: GATEWAY_NODE_ID, kind: 'gateway', name: '', online: true, role: null, stations: 0 }];
+    const links: Topology['links'] = [];
+    const byBssid = new Map<string, string>();
+    const roles = new Map<string, 'base' | 'receiver' | null>();
+    for (const record of page.rows) {
+      const live = this.controller.live(record.serial);
+      const modes = new Set((live?.ssids ?? []).map((s) => s.mode));
+      const role = kind === 'cpe' ? (modes.has('wds-sta') ? 'receiver' : modes.has('wds-ap') ? 'base' : null) : null;
+      roles.set(record.serial, role);
+      for (const ssid of live?.ssids ?? []) byBssid.set(ssid.bssid, record.serial);
+      nodes.push({ id: record.serial, kind, name: record.name, online: live?.online ?? false, role, stations: live?.stationCount ?? 0 });
+    }
+    const linked = new Set<string>();
+    if (kind === 'cpe') {
+      // A base's stations include its receivers: their link interface is the receiver's BSS.
+      for (const record of page.rows) {
+        if (roles.get(record.serial) !== 'base') continue;
+        for (const station of this.controller.stationsOf(record.serial)) {
+          const receiver = byBssid.get(station.mac);
+          if (!receiver || receiver === record.serial || linked.has(receiver)) continue;
+          links.push({ from: record.serial, to: receiver, medium: 'wireless', signal: station.rssi });
+          linked.add(receiver);
+        }
+      }
+    }
+    for (const record of page.rows) {
+      if (linked.has(record.serial) || roles.get(record.serial) === 'receiver') continue;
+      links.push({ from: GATEWAY_NODE_ID, to: record.serial, medium: 'wired', signal: null });
+    }
+    return { nodes, links };
+  }
+
+  /** What the planner needs of one AP: its radios on `auto` channels and the scan it sent. */
+  private planAp(serial: string, scan: readonly { bssid: string; channel: number; width: number; signal: number }[]): PlanAp {
+    const record = this.store.get(serial);
+    const live = this.controller.live(serial);
+    const group = record?.groupId ? readWirelessRows(this.ctx.db).groups.get(record.groupId) : undefined;
+    if (!record || !live || !group) throw new WirelessCommandError('notAdopted');
+    const radios: PlanRadio[] = [];
+    for (const radio of live.radios) {
+      const band = radio.band === '2G' ? '2g' : radio.band === '5G' ? '5g' : bandOf(radio.channel);
+      if ((band === '2g' ? group.channel2g : group.channel5g) !== 'auto') continue;
+      radios.push({
+        band,
+        bssids: live.ssids.filter((s) => (s.band === '2G' ? '2g' : s.band === '5G' ? '5g' : band) === band).map((s) => s.bssid),
+        channel: radio.channel,
+        width: planWidth(radio.channelWidth),
+        dfsAllowed: band === '5g' && group.allowDfs,
+        txPowerDbm: Math.min(30, Math.max(1, radio.txPower ?? 20)),
+      });
+    }
+    const neighbours: Record<string, ScanNeighbour[]> = { '2g': [], '5g': [] };
+    for (const entry of scan) neighbours[bandOf(entry.channel)]!.push({ bssid: entry.bssid, channel: entry.channel, width: entry.width, signalDbm: entry.signal });
+    return { id: serial, country: group.country, radios, scan: neighbours };
+  }
+
+  startPlanning() {
+    const aps = this.store
+      .page({ offset: 0, limit: 500, kind: 'ap', status: 'adopted' })
+      .rows.map((record) => ({ id: record.serial, online: this.controller.isOnline(record.serial) }));
+    return this.planning.start(aps);
+  }
+
+  planningView(): PlanningView {
+    const snapshot = this.planning.snapshot();
+    const name = (serial: string) => this.store.get(serial)?.name ?? '';
+    return {
+      state: snapshot.state,
+      progress: snapshot.progress,
+      failed: snapshot.failedApIds.map((serial) => ({ serial, name: name(serial) })),
+      offline: snapshot.offlineApIds.length,
+      startedAt: snapshot.startedAt,
+      finishedAt: snapshot.finishedAt,
+      error: snapshot.error ? (snapshot.error.detail ?? snapshot.error.code) : null,
+      plan: snapshot.plan && {
+        scoreBefore: snapshot.plan.scoreBefore,
+        scoreAfter: snapshot.plan.scoreAfter,
+        aps: snapshot.plan.aps.map((ap) => ({
+          serial: ap.id,
+          name: name(ap.id),
+          radios: ap.radios.map((r) => ({ band: r.band as '2g' | '5g', channel: r.channel, width: r.width, previousChannel: r.previousChannel, previousWidth: r.previousWidth })),
+        })),
+      },
+    };
+  }
+
+  /** Runs a command on each device; what was done and, per device, why not. */
+  async command(kind: DeviceKind, body: DeviceCommandBody): Promise<DeviceCommandResult> {
+    const done: string[] = [];
+    const refused: DeviceCommandResult['refused'] = [];
+    const rows = readWirelessRows(this.ctx.db);
+    const targets = body.serials.filter((serial) => {
+      const record = this.store.get(serial);
+      if (record?.kind === kind) return true;
+      refused.push({ serial, reason: 'unknownDevice' });
+      return false;
+    });
+    const one = async (serial: string, action: () => unknown) => {
+      try {
+        const ok = await action();
+        if (ok === false) refused.push({ serial, reason: 'unknownDevice' });
+        else done.push(serial);
+      } catch (error) {
+        refused.push({ serial, reason: refusalOf(error) });
+      }
+    };
+    switch (body.action) {
+      case 'adopt':
+      case 'bind': {
+        const group = body.group ?? '';
+        const profile = rows.profiles.get(group);
+        if (kind === 'ap' ? !rows.groups.has(group) : !profile) {
+          for (const serial of targets) refused.push({ serial, reason: 'unknownGroup' });
+          break;
+        }
+        // Spec §5: CPEs of another band cannot take this profile with the others.
+        const fits = (serial: string) => {
+          if (!profile) return true;
+          const live = this.controller.live(serial);
+          const bands = live?.bands.length ? live.bands : (live?.radios ?? []).map((r) => r.band ?? (r.channel <= 14 ? '2G' : '5G'));
+          return bands.length === 0 || bands.includes(profile.band === '2g' ? '2G' : '5G');
+        };
+        for (const serial of targets) {
+          if (!fits(serial)) refused.push({ serial, reason: 'mixedRadios' });
+          else await one(serial, () => (body.action === 'adopt' ? this.controller.adopt(serial, group) : this.controller.bind(serial, group)));
+        }
+        break;
+      }
+      case 'rename': {
+        const name = (body.name ?? '').trim();
+        if (!name || !isSafeText(name) || [...name].length > 32) {
+          for (const serial of targets) refused.push({ serial, reason: 'refused' });
+          break;
+        }
+        for (const serial of targets) await one(serial, () => this.controller.rename(serial, name));
+        break;
+      }
+      case 'forget':
+        for (const serial of targets) {
+          await one(serial, () => {
+            this.overrides.forget(serial);
+            return this.controller.forget(serial);
+          });
+        }
+        break;
+      case 'revoke':
+        for (const serial of targets) await one(serial, () => this.controller.revoke(serial));
+        break;
+      case 'push': {
+        const adopted = targets.filter((serial) => this.store.get(serial)?.status === 'adopted');
+        for (const serial of targets) if (!adopted.includes(serial)) refused.push({ serial, reason: 'notAdopted' });
+        await this.controller.pushConfig(adopted);
+        done.push(...adopted);
+        break;
+      }
+      case 'reboot':
+        await Promise.all(targets.map((serial) => one(serial, () => this.controller.reboot(serial))));
+        break;
+      case 'blink':
+        await Promise.all(targets.map((serial) => one(serial, () => this.controller.blink(serial))));
+        break;
+      case 'scan':
+        await Promise.all(targets.map((serial) => one(serial, () => this.controller.scan(serial))));
+        break;
+    }
+    return { done, refused };
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.planning.cancel();
+    this.controller.stop();
+  }
+}
