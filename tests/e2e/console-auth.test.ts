@@ -70,7 +70,7 @@ describe('routing', () => {
     await page.waitForURL('**/dashboard');
     await page.goto(`${fx.daemon.url}/no/such/page`);
     await page.getByTestId('not-found').waitFor();
-    await page.goto(`${fx.daemon.url}/wirelessmanage/aplist`);
+    await page.goto(`${fx.daemon.url}/cloud/sdlan`);
     await page.getByTestId('not-available').waitFor();
     await context.close();
   });

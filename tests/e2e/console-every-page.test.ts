@@ -43,6 +43,9 @@ const SEEDS: ReadonlyArray<[string, Record<string, unknown>]> = [
   ['flow/policyroute', { name: 'video', dest_domain: ['video.example.com'] }],
   ['flow/loadbalance', { interface: 'wan' }],
   ['flow/ispinfo', { name: 'campus', networks: ['10.60.0.0/16'] }],
+  ['ac/apgroup', { name: 'lobby' }],
+  ['ac/macfilter', { mac: '02:00:00:00:00:13' }],
+  ['ac/cpe', { name: 'north', ssid: 'north-link', key: 'bridge-passphrase' }],
 ];
 
 let daemon: RunningDaemon;
@@ -62,6 +65,9 @@ beforeAll(async () => {
     const token = (reply.data as { confirm?: { token?: string } } | undefined)?.confirm?.token;
     if (token) expect((await api.post('sysconf/confirm', { token })).success).toBe(true);
   }
+  // An SSID names its AP group by id.
+  const groups = (await api.get('ac/apgroup')).data as { items: Array<{ id: string }> };
+  expect((await api.post('ac/ssid', { action: 'add', group: groups.items[0]!.id, ssid: 'Lobby', key: 'lobby-passphrase' })).success).toBe(true);
   ({ page } = await newPage(browser));
   page.on('console', (message) => {
     if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
