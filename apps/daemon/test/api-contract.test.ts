@@ -42,14 +42,11 @@ const FUNCTIONS_NOT_BUILT: Record<'get' | 'post', readonly string[]> = {
     'sysconf/audit', 'sysconf/health', 'rsa',
     // RADIUS, LDAP and the SMS gateway.
     'auth/ldap', 'auth/radius', 'auth/sms',
-    // The wireless controller's firmware images.
-    'ac/firmware',
   ],
   post: [
     'sysconf/diagnosis', 'sysconf/netparam', 'sysconf/time', 'sysconf/system', 'sysconf/remoteaccess', 'sysconf/syslog', 'sysconf/log',
     'sysconf/events', 'sysconf/emailinfo', 'sysconf/check', 'sysconf/disk', 'sysconf/auditdisk', 'sysconf/audit',
     'auth/ldap', 'auth/radius', 'auth/sms',
-    'ac/firmware',
   ],
 };
 

@@ -126,3 +126,55 @@ export async function apiPost<T>(path: string, body?: Record<string, unknown>): 
     loading.end();
   }
 }
+
+function uploadFailed(): never {
+  showErrorNotice(i18n.t('common.requestFailed'));
+  throw new Error('upload failed');
+}
+
+/**
+ * Sends a multipart form (a file and its fields). The JSON client cannot carry a file, so
+ * this does what it does for a write: CSRF header, the loading indicator, 401 back to
+ * sign-in, a notice for every refusal ('Visitor Permissions, No Writing' for a visitor).
+ * A refusal resolves with the reply; `tooLargeMsg` names a body the server cut off (413).
+ */
+export async function apiUpload<T>(path: string, form: FormData, tooLargeMsg: string): Promise<ApiReply<T>> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const { csrf } = useSessionStore.getState();
+  if (csrf) headers[CSRF_HEADER] = csrf;
+  const loading = useLoadingStore.getState();
+  loading.begin();
+  const refuse = (reply: ApiFailure): ApiReply<T> => {
+    showErrorNotice(failureMessage(reply));
+    return reply;
+  };
+  try {
+    let response: Response;
+    try {
+      response = await fetch(apiUrl(path), { method: 'POST', credentials: 'same-origin', headers, body: form });
+    } catch {
+      uploadFailed();
+    }
+    if (response.status === 401) {
+      redirectToLogin();
+      throw new Error('unauthorized');
+    }
+    if (response.status === 413) return refuse({ success: false, msg: tooLargeMsg });
+    if (!response.ok) uploadFailed();
+    let reply: unknown;
+    try {
+      reply = await response.json();
+    } catch {
+      uploadFailed();
+    }
+    if (!reply || typeof reply !== 'object' || typeof (reply as { success?: unknown }).success !== 'boolean') uploadFailed();
+    const typed = reply as ApiReply<T>;
+    if (!typed.success && typed.msg === MSG.unauthorized) {
+      redirectToLogin();
+      throw new Error('unauthorized');
+    }
+    return typed.success ? typed : refuse(typed);
+  } finally {
+    loading.end();
+  }
+}

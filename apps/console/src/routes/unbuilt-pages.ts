@@ -17,7 +17,6 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/hotspot/rusystem',
   '/hotspot/cmccweb',
   '/hotspot/wifidog',
-  '/wirelessmanage/firmware',
   '/cloud/cloud',
   '/cloud/sdlan',
   '/cloud/vendor999',

@@ -199,3 +199,48 @@ export const planningViewSchema = z.object({
     .nullable(),
 });
 export type PlanningView = z.infer<typeof planningViewSchema>;
+
+/** AP firmware (spec §2 /wirelessmanage/firmware, §7 ac/firmware): keys, images, the rollout. */
+export const FIRMWARE_ACTIONS = ['addkey', 'delkey', 'delete', 'rollout', 'cancel'] as const;
+export const FIRMWARE_REFUSALS = ['keyInvalid', 'keyExists', 'signatureInvalid', 'notSigned', 'tooLarge', 'exists', 'inUse', 'notFound', 'rolloutRunning', 'noTargets'] as const;
+export type FirmwareRefusalCode = (typeof FIRMWARE_REFUSALS)[number];
+
+const text64 = () => z.string().trim().min(1, { error: 'validation.required' }).max(64, { error: 'validation.text.length' }).regex(/^[\x20-\x7e]+$/, { error: 'validation.wireless.printable' });
+
+export const firmwareUploadFieldsSchema = z.object({
+  model: text64(),
+  version: text64(),
+  signature: z.string().trim().regex(/^[A-Za-z0-9+/]{86}==$/, { error: 'validation.wireless.signature' }),
+});
+
+export const firmwareActionSchema = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('addkey'), name: text64(), pem: z.string().min(1, { error: 'validation.required' }).max(4096, { error: 'validation.text.length' }) }),
+  z.object({ action: z.literal('delkey'), id: z.string().min(1).max(64) }),
+  z.object({ action: z.literal('delete'), id: z.string().min(1).max(64) }),
+  z.object({
+    action: z.literal('rollout'),
+    id: z.string().min(1).max(64),
+    serials: z.array(z.string().regex(/^[0-9a-f]{12}$/, { error: 'validation.wireless.serial' })).min(1, { error: 'validation.required' }).max(10_000),
+    canary: z.number().int().min(0).max(100).default(1),
+    waves: z.array(z.number().int().min(1).max(100)).min(1).max(10).default([10, 50, 100]),
+  }),
+  z.object({ action: z.literal('cancel') }),
+]);
+
+export const firmwareViewSchema = z.object({
+  keys: z.array(z.object({ id: z.string(), name: z.string(), fingerprint: z.string(), addedAt: z.number() })),
+  images: z.array(z.object({ id: z.string(), model: z.string(), version: z.string(), size: count(), sha256: z.string(), keyId: z.string(), uploadedAt: z.number() })),
+  rollout: z
+    .object({
+      state: z.enum(['pending', 'running', 'halted', 'done', 'cancelled']),
+      model: z.string(),
+      version: z.string(),
+      wave: count(),
+      waves: count(),
+      failures: count(),
+      haltReason: z.string().nullable(),
+      aps: z.array(z.object({ serial: z.string(), name: z.string(), status: z.string(), wave: z.number().int().nullable(), version: z.string() })),
+    })
+    .nullable(),
+});
+export type FirmwareView = z.infer<typeof firmwareViewSchema>;

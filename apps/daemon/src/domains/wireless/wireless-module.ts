@@ -2,8 +2,9 @@ import { defineDomain } from '../../config/domain-module.js';
 import { WIRELESS_DEVICE_MIGRATIONS } from './controller/wireless-device-store.js';
 import { wirelessBindings } from './wireless-bindings.js';
 import { WIRELESS_CHANNEL_MIGRATIONS } from './wireless-channel-overrides.js';
-import { registerWirelessRoutes, WIRELESS_PAGES } from './wireless-routes.js';
-import { WirelessService } from './wireless-service.js';
+import { registerFirmwareRoutes, registerWirelessRoutes, WIRELESS_PAGES } from './wireless-routes.js';
+import { WirelessService, type WirelessDeps } from './wireless-service.js';
+import { WIRELESS_FIRMWARE_MIGRATIONS } from './wireless-firmware.js';
 
 const services = new WeakMap<object, WirelessService>();
 
@@ -17,21 +18,22 @@ export function wirelessServiceOf(ctx: { db: object }): WirelessService | undefi
  * CPE profiles as entities; adopted devices speak the uCentral protocol to the controller,
  * which sends each the configuration its group or profile makes.
  */
-export const wirelessModule = defineDomain({
+export const wirelessModule = defineDomain<'wireless', WirelessDeps>({
   name: 'wireless',
   pages: WIRELESS_PAGES,
   capabilities: [],
-  migrations: [...WIRELESS_DEVICE_MIGRATIONS, ...WIRELESS_CHANNEL_MIGRATIONS],
+  migrations: [...WIRELESS_DEVICE_MIGRATIONS, ...WIRELESS_CHANNEL_MIGRATIONS, ...WIRELESS_FIRMWARE_MIGRATIONS],
   bindings: (ctx) =>
     wirelessBindings(
       ctx.db,
       (ids) => services.get(ctx.db)?.devicesIn(ids).length ?? 0,
       () => services.get(ctx.db)?.rowsChanged(),
     ),
-  register: (app, ctx) => {
-    const service = new WirelessService(ctx, (error) => app.log.error({ err: error }, 'wireless controller'));
+  register: async (app, ctx, deps) => {
+    const service = new WirelessService(ctx, (error) => app.log.error({ err: error }, 'wireless controller'), deps);
     services.set(ctx.db, service);
     registerWirelessRoutes(app, service);
+    await registerFirmwareRoutes(app, service);
     return service;
   },
 });

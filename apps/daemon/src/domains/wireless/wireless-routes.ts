@@ -1,10 +1,14 @@
+import { createReadStream, statSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import fastifyMultipart from '@fastify/multipart';
 import { z } from 'zod';
 import {
   channelsFor,
   deviceCommandSchema,
   deviceListQuerySchema,
   fieldErrors,
+  firmwareActionSchema,
+  firmwareUploadFieldsSchema,
   getCountry,
   MSG,
   PLANNING_ACTIONS,
@@ -13,9 +17,10 @@ import {
 } from '@portico/schema';
 import { failure, success } from '../../plugins/api-envelope.js';
 import type { WirelessService } from './wireless-service.js';
+import { FIRMWARE_MAX_BYTES, FirmwareRefused } from './wireless-firmware.js';
 
 /** Menu pages (ACL modules) of the wireless routes. */
-export const WIRELESS_PAGES = ['wirelessstatus', 'aplist', 'wifiplaning', 'topology', 'stainfo', 'cpelist', 'cpetopology', 'cpeconfigure'] as const;
+export const WIRELESS_PAGES = ['wirelessstatus', 'aplist', 'wifiplaning', 'topology', 'firmware', 'stainfo', 'cpelist', 'cpetopology', 'cpeconfigure'] as const;
 
 const PLANNING_MSG = { planningRunning: 'msg.planningRunning', noPlan: 'msg.planningNoPlan', saveFailed: 'msg.saveFailed' } as const;
 
@@ -95,5 +100,91 @@ export function registerWirelessRoutes(app: FastifyInstance, service: WirelessSe
     const body = channelsBody.safeParse(request.body ?? {});
     if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
     return success({ channels: channelsFor(body.data.country, body.data.band) });
+  });
+}
+
+/** Upload fields besides the file, as multipart carries them. */
+const FIRMWARE_FILE_FIELD = 'file';
+const firmwareLinkQuery = z.object({ serial: z.string().regex(/^[0-9a-f]{12}$/), expires: z.coerce.number().int(), token: z.string().max(64) });
+
+/**
+ * ac/firmware: signing keys, signed images per model, the staged rollout; the multipart
+ * upload (fields model, version, signature, then the file) in a scope of its own; and the
+ * image download devices follow, public but for the link's own signature and expiry.
+ */
+export async function registerFirmwareRoutes(app: FastifyInstance, service: WirelessService): Promise<void> {
+  const refused = (error: unknown) => {
+    if (error instanceof FirmwareRefused) return failure(`msg.firmware.${error.code}`);
+    throw error;
+  };
+  app.get('/api/ac/firmware', { config: { policy: { module: 'firmware', effect: 'read' }, doc: { summary: 'Signing keys, firmware images and the rollout' } } }, async () =>
+    success(service.firmwareView()),
+  );
+  app.post(
+    '/api/ac/firmware',
+    { config: { policy: { module: 'firmware', effect: 'write' }, doc: { summary: 'addkey, delkey, delete, rollout (waves: canary then percentages) or cancel' } } },
+    async (request) => {
+      const body = firmwareActionSchema.safeParse(request.body ?? {});
+      if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
+      try {
+        switch (body.data.action) {
+          case 'addkey':
+            return success(service.firmware.addKey(body.data.name, body.data.pem));
+          case 'delkey':
+            return service.firmware.removeKey(body.data.id) ? success() : failure(MSG.notFound);
+          case 'delete':
+            return service.firmware.removeImage(body.data.id) ? success() : failure(MSG.notFound);
+          case 'cancel':
+            return success({ cancelled: service.cancelRollout() });
+          case 'rollout': {
+            const base = `${request.protocol}://${request.host}`;
+            const result = service.startRollout(body.data.id, body.data.serials, { canary: body.data.canary, waves: body.data.waves }, base);
+            return result.done.length ? success(result) : failure('msg.firmware.noTargets', undefined, result);
+          }
+        }
+      } catch (error) {
+        return refused(error);
+      }
+    },
+  );
+
+  await app.register(async (scope) => {
+    await scope.register(fastifyMultipart, { limits: { fileSize: FIRMWARE_MAX_BYTES, files: 1, fields: 3, fieldSize: 1024 } });
+    scope.post(
+      '/api/ac/firmware/upload',
+      { config: { policy: { module: 'firmware', effect: 'write' }, doc: { summary: 'multipart: model, version, signature (base64 Ed25519 over the SHA-256 of the image), then file' } } },
+      async (request) => {
+        const fields: Record<string, string> = {};
+        try {
+          for await (const part of request.parts()) {
+            if (part.type === 'field') fields[part.fieldname] = String(part.value);
+            else if (part.fieldname !== FIRMWARE_FILE_FIELD) part.file.resume();
+            else {
+              const meta = firmwareUploadFieldsSchema.safeParse(fields);
+              if (!meta.success) {
+                part.file.resume();
+                return failure(MSG.invalid, fieldErrors(meta.error));
+              }
+              const image = await service.firmware.addImage(meta.data, part.file);
+              if (part.file.truncated) throw new FirmwareRefused('tooLarge');
+              request.log.info({ user: request.auth?.account.username, model: image.model, version: image.version }, 'firmware image uploaded');
+              return success(image);
+            }
+          }
+          return failure(MSG.invalid, { file: 'validation.required' });
+        } catch (error) {
+          if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') return failure('msg.firmware.tooLarge');
+          return refused(error);
+        }
+      },
+    );
+  });
+
+  app.get('/api/ac/firmware/image/:sha256', { config: { public: true, doc: { summary: 'A device fetches an image through its signed, expiring link' } } }, async (request, reply) => {
+    const { sha256 } = request.params as { sha256: string };
+    const query = firmwareLinkQuery.safeParse(request.query);
+    const path = query.success ? service.firmware.checkLink(sha256, query.data.serial, query.data.expires, query.data.token) : null;
+    if (!path) return reply.code(403).send(failure(MSG.forbidden));
+    return reply.type('application/octet-stream').header('content-length', statSync(path).size).send(createReadStream(path));
   });
 }

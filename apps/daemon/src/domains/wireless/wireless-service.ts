@@ -8,6 +8,7 @@ import {
   type DeviceList,
   type DeviceListQuery,
   type DeviceRow,
+  type FirmwareView,
   type PlanningView,
   type StationList,
   type StationRow,
@@ -15,6 +16,7 @@ import {
   type WirelessSummary,
   isSafeText,
 } from '@portico/schema';
+import { join } from 'node:path';
 import type { AppContext } from '../../app-context.js';
 import type { RuntimeService } from '../../config/domain-module.js';
 import { WirelessController, WirelessCommandError, type WirelessCommandErrorCode } from './controller/wireless-controller.js';
@@ -27,6 +29,13 @@ import { planChannels, type ChannelPlan, type PlanAp, type PlanRadio, type PlanW
 import { createChannelPlanning, type ChannelPlanning } from './wireless-channel-planning.js';
 import { apDeviceConfig, cpeDeviceConfig } from './wireless-device-config.js';
 import { readWirelessRows, wirelessRowsVersion, type WirelessRows } from './wireless-rows.js';
+import { WirelessFirmwareStore, FirmwareRefused } from './wireless-firmware.js';
+import { createFirmwareRollout, type FirmwareRollout, type RolloutOptions } from './wireless-firmware-rollout.js';
+
+/** A test's replacements: rollout timings (soak, return deadline, retries). */
+export interface WirelessDeps {
+  rolloutTiming?: Pick<RolloutOptions, 'soakMs' | 'returnDeadlineMs' | 'retry'>;
+}
 
 /** The topology pages draw at most this many devices. */
 const TOPOLOGY_MAX = 1000;
@@ -34,6 +43,8 @@ const TOPOLOGY_MAX = 1000;
 const BUSIEST = 10;
 /** Wireless log entries kept in memory for the wireless log (newest last). */
 const LOG_KEEP = 2000;
+/** How often a running rollout reads the upgraded APs' health. */
+const ROLLOUT_HEALTH_MS = 10_000;
 
 const REFUSAL_OF: Record<WirelessCommandErrorCode, CommandRefusal> = {
   notFound: 'unknownDevice',
@@ -69,6 +80,8 @@ export class WirelessService implements RuntimeService {
   readonly controller: WirelessController;
   readonly overrides: WirelessChannelOverrides;
   readonly planning: ChannelPlanning<ChannelPlan>;
+  readonly firmware: WirelessFirmwareStore;
+  private rollout: { run: FirmwareRollout; model: string; version: string; health: ReturnType<typeof setInterval> } | null = null;
   readonly log: WirelessLogEntry[] = [];
   private cache = new Map<string, WirelessConfigBody>();
   private cacheVersion = '';
@@ -78,6 +91,7 @@ export class WirelessService implements RuntimeService {
   constructor(
     private readonly ctx: AppContext,
     private readonly report: (error: unknown) => void,
+    private readonly deps: WirelessDeps = {},
   ) {
     this.store = new WirelessDeviceStore(ctx.db);
     this.overrides = new WirelessChannelOverrides(ctx.db);
@@ -90,7 +104,9 @@ export class WirelessService implements RuntimeService {
         if (this.log.length > LOG_KEEP) this.log.splice(0, this.log.length - LOG_KEEP);
       },
       onError: report,
+      onChange: (serial) => this.deviceChanged(serial),
     });
+    this.firmware = new WirelessFirmwareStore(ctx.db, join(ctx.settings.stateDir, 'wireless-firmware'), ctx.now);
     this.planning = createChannelPlanning<PlanAp, ChannelPlan>({
       now: ctx.now,
       requestScan: async (serial) => this.planAp(serial, await this.controller.scan(serial)),
@@ -461,8 +477,92 @@ export class WirelessService implements RuntimeService {
     return { done, refused };
   }
 
+  /** A device connected or changed: a rollout waiting for it to come back on its new firmware hears of it. */
+  private deviceChanged(serial: string): void {
+    const live = this.controller.live(serial);
+    if (this.rollout && live?.online) this.rollout.run.apReconnected(serial, live.firmware);
+  }
+
+  firmwareView(): FirmwareView {
+    const snapshot = this.rollout?.run.snapshot();
+    return {
+      keys: this.firmware.keys(),
+      images: this.firmware.images().map(({ signature: _signature, ...image }) => image),
+      rollout:
+        snapshot && this.rollout
+          ? {
+              state: snapshot.state,
+              model: this.rollout.model,
+              version: this.rollout.version,
+              wave: snapshot.waveIndex,
+              waves: snapshot.waves.length,
+              failures: snapshot.failures,
+              haltReason: snapshot.haltReason,
+              aps: snapshot.aps.map((ap) => ({ serial: ap.id, name: this.store.get(ap.id)?.name ?? '', status: ap.status, wave: ap.wave, version: ap.version })),
+            }
+          : null,
+    };
+  }
+
+  /**
+   * Upgrades the given APs to an image in waves (canary first). Devices fetch the image from
+   * `baseUrl` (the address the console reached the gateway on) through a link of their own.
+   */
+  startRollout(imageId: string, serials: readonly string[], options: { canary: number; waves: number[] }, baseUrl: string): DeviceCommandResult {
+    const image = this.firmware.image(imageId);
+    if (!image) throw new FirmwareRefused('notFound');
+    if (this.rollout && ['pending', 'running'].includes(this.rollout.run.snapshot().state)) throw new FirmwareRefused('inUse');
+    const refused: DeviceCommandResult['refused'] = [];
+    const aps: Array<{ id: string; version: string }> = [];
+    for (const serial of serials) {
+      const record = this.store.get(serial);
+      if (!record) refused.push({ serial, reason: 'unknownDevice' });
+      else if (record.status !== 'adopted') refused.push({ serial, reason: 'notAdopted' });
+      else if (record.model !== image.model) refused.push({ serial, reason: 'refused' });
+      else aps.push({ id: serial, version: this.controller.live(serial)?.firmware || record.firmware });
+    }
+    if (aps.length === 0) return { done: [], refused };
+    const upgradeTo = (serial: string, target: { sha256: string; signature: string }) =>
+      this.controller
+        .upgrade(serial, `${baseUrl}/api/ac/firmware/image/${target.sha256}?${this.firmware.linkToken(serial, target.sha256)}`, target.signature)
+        .then(() => undefined);
+    const previous = new Map(aps.map((ap) => [ap.id, ap.version]));
+    const run = createFirmwareRollout(
+      { targetVersion: image.version, aps, canaryCount: options.canary, wavePercents: options.waves, ...this.deps.rolloutTiming },
+      {
+        upgrade: (serial) => upgradeTo(serial, image),
+        // Back to what it ran, when that image is here; otherwise the rollout counts it as failed.
+        rollback: async (serial) => {
+          const old = this.firmware.imageFor(image.model, previous.get(serial) ?? '');
+          if (!old) throw new FirmwareRefused('notFound');
+          await upgradeTo(serial, old);
+        },
+        now: this.ctx.now,
+      },
+    );
+    if (this.rollout) clearInterval(this.rollout.health);
+    const health = setInterval(() => {
+      for (const ap of run.snapshot().aps) {
+        const sanity = this.controller.live(ap.id)?.sanity;
+        if (sanity !== null && sanity !== undefined) run.apHealth(ap.id, sanity);
+      }
+    }, ROLLOUT_HEALTH_MS);
+    health.unref();
+    this.rollout = { run, model: image.model, version: image.version, health };
+    run.start();
+    return { done: aps.map((ap) => ap.id), refused };
+  }
+
+  cancelRollout(): boolean {
+    return this.rollout?.run.cancel() ?? false;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.rollout) {
+      clearInterval(this.rollout.health);
+      this.rollout.run.cancel();
+    }
     this.planning.cancel();
     this.controller.stop();
   }
