@@ -17,7 +17,8 @@ const instant = () => z.number().int().nonnegative().nullable();
 export const STATUS_PAGE_SIZE_MAX = 500;
 export const STATUS_PAGE_SIZE_DEFAULT = 50;
 
-const pagingQuery = {
+/** page, page_size and q of the paged status lists (DHCP leases, ARP, wireless devices). */
+export const statusPagingQuery = {
   page: z.coerce.number({ error: 'validation.integer' }).int({ error: 'validation.integer' }).min(1, { error: 'validation.tooSmall' }).default(1),
   page_size: z.coerce
     .number({ error: 'validation.integer' })
@@ -46,7 +47,7 @@ export type DhcpAbandonReason = (typeof DHCP_ABANDON_REASONS)[number];
 
 export const dhcpLeaseQuerySchema = z.object({
   status: z.enum(['all', ...DHCP_LEASE_STATES], { error: 'validation.option' }).default('all'),
-  ...pagingQuery,
+  ...statusPagingQuery,
 });
 export type DhcpLeaseQuery = z.infer<typeof dhcpLeaseQuerySchema>;
 
@@ -103,7 +104,7 @@ export const arpInfoQuerySchema = z.object({
   family: z.enum(['all', ...IP_FAMILIES], { error: 'validation.option' }).default('all'),
   /** Device name; empty for every device. */
   interface: z.string().max(32, { error: 'validation.tooBig' }).default(''),
-  ...pagingQuery,
+  ...statusPagingQuery,
 });
 export type ArpInfoQuery = z.infer<typeof arpInfoQuerySchema>;
 

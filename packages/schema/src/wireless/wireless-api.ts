@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STATUS_PAGE_SIZE_DEFAULT, STATUS_PAGE_SIZE_MAX } from '../status/status-network-types.js';
+import { statusPagingQuery } from '../status/status-network-types.js';
 
 /*
  * What the wireless controller's routes answer and accept (spec §7 `ac`, `ac/*`). Device text
@@ -28,14 +28,7 @@ export const deviceListQuerySchema = z.object({
   status: z.enum(['all', ...DEVICE_STATUSES], { error: 'validation.option' }).default('all'),
   sort: z.enum(DEVICE_SORTS, { error: 'validation.option' }).default('name'),
   order: z.enum(['asc', 'desc'], { error: 'validation.option' }).default('asc'),
-  q: z.string().max(64, { error: 'validation.tooBig' }).default(''),
-  page: z.coerce.number({ error: 'validation.integer' }).int({ error: 'validation.integer' }).min(1, { error: 'validation.tooSmall' }).default(1),
-  page_size: z.coerce
-    .number({ error: 'validation.integer' })
-    .int({ error: 'validation.integer' })
-    .min(1, { error: 'validation.tooSmall' })
-    .max(STATUS_PAGE_SIZE_MAX, { error: 'validation.tooBig' })
-    .default(STATUS_PAGE_SIZE_DEFAULT),
+  ...statusPagingQuery,
 });
 export type DeviceListQuery = z.infer<typeof deviceListQuerySchema>;
 
@@ -92,9 +85,7 @@ export type StationRow = z.infer<typeof stationRowSchema>;
 export const stationListQuerySchema = z.object({
   serial: z.string().max(12).default(''),
   kind: z.enum(DEVICE_KINDS, { error: 'validation.option' }).default('ap'),
-  q: z.string().max(64, { error: 'validation.tooBig' }).default(''),
-  page: deviceListQuerySchema.shape.page,
-  page_size: deviceListQuerySchema.shape.page_size,
+  ...statusPagingQuery,
 });
 export const stationListSchema = z.object({ items: z.array(stationRowSchema), total: count() });
 export type StationList = z.infer<typeof stationListSchema>;
