@@ -87,12 +87,9 @@ export class SmsCodeGuard {
 
   /** A fresh code for `phone`, asked for by the client `mac`; the caller sends it and calls `withdraw` if the send fails. */
   issue(phone: string, mac: string): SmsCodeIssue {
-    const phoneKey = phoneKeyOf(phone);
-    if (!phoneKey) return { ok: false, error: 'sms.code.invalidPhone' };
-    const macKey = macKeyOf(mac);
-    if (!macKey) return { ok: false, error: 'sms.code.invalidMac' };
-    const now = this.now();
-    this.sweep(now);
+    const subject = this.subject(phone, mac);
+    if ('error' in subject) return subject;
+    const { phoneKey, macKey, now } = subject;
     const cooldown = this.options.resendCooldownMs;
     const retryAt = Math.max((this.lastSentToPhone.get(phoneKey) ?? -Infinity) + cooldown, (this.lastSentForMac.get(macKey) ?? -Infinity) + cooldown);
     if (now < retryAt) return { ok: false, error: 'sms.code.cooldown', retryAt };
@@ -111,12 +108,9 @@ export class SmsCodeGuard {
   }
 
   async verify(phone: string, mac: string, given: string): Promise<SmsCodeVerify> {
-    const phoneKey = phoneKeyOf(phone);
-    if (!phoneKey) return { ok: false, error: 'sms.code.invalidPhone' };
-    const macKey = macKeyOf(mac);
-    if (!macKey) return { ok: false, error: 'sms.code.invalidMac' };
-    const now = this.now();
-    this.sweep(now);
+    const subject = this.subject(phone, mac);
+    if ('error' in subject) return subject;
+    const { phoneKey, macKey, now } = subject;
     // Everything up to the reservation below runs without a pause, so parallel tries see each other's counts.
     const phoneWindow = this.windowOf(this.phoneTries, phoneKey, now);
     const macWindow = this.windowOf(this.macTries, macKey, now);
@@ -146,6 +140,17 @@ export class SmsCodeGuard {
     }
     this.codes.delete(phoneKey);
     return { ok: true };
+  }
+
+  /** The keys of a request and the time it is handled at; stale entries are swept first. */
+  private subject(phone: string, mac: string): { phoneKey: string; macKey: string; now: number } | { ok: false; error: 'sms.code.invalidPhone' | 'sms.code.invalidMac' } {
+    const phoneKey = phoneKeyOf(phone);
+    if (!phoneKey) return { ok: false, error: 'sms.code.invalidPhone' };
+    const macKey = macKeyOf(mac);
+    if (!macKey) return { ok: false, error: 'sms.code.invalidMac' };
+    const now = this.now();
+    this.sweep(now);
+    return { phoneKey, macKey, now };
   }
 
   private windowOf(map: Map<string, Window>, key: string, now: number): Window {
