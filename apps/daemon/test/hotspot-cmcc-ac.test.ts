@@ -407,7 +407,7 @@ describe('what the access controller refuses', () => {
     stranger.acPort = peer.acPort;
     stranger.send(stranger.build(PORTAL_TYPE.REQ_CHALLENGE, '10.2.0.1'));
     const tampered = peer.build(PORTAL_TYPE.REQ_CHALLENGE, '10.2.0.1');
-    tampered[10] ^= 1;
+    tampered.writeUInt8(tampered.readUInt8(10) ^ 1, 10);
     peer.send(tampered);
     await until(() => ac.stats().refused['bad-authenticator'] === 2);
     // A v1 packet to a v2 access controller.

@@ -71,7 +71,7 @@ describe('portal packet layout', () => {
     expect(decodePortalPacket(bytes, { version: 2, secret: 'other' })).toEqual({ ok: false, code: 'bad-authenticator' });
     expect(decodePortalPacket(bytes, { version: 2 })).toEqual({ ok: false, code: 'bad-authenticator' });
     const tampered = Buffer.from(bytes);
-    tampered[11] ^= 1;
+    tampered.writeUInt8(tampered.readUInt8(11) ^ 1, 11);
     expect(decodePortalPacket(tampered, { version: 2, secret: SECRET })).toEqual({ ok: false, code: 'bad-authenticator' });
   });
 

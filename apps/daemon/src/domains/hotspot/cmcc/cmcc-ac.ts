@@ -1,6 +1,6 @@
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { isIpv4 } from '@portico/schema';
+import { isIpv4, isSafeText } from '@portico/schema';
 import type { LoginLimiter } from '../../../plugins/login-limiter.js';
 import {
   CHALLENGE_BYTES,
@@ -176,8 +176,7 @@ function text(value: Buffer | undefined): string | null {
   if (value === undefined) return null;
   try {
     const decoded = utf8.decode(value);
-    // eslint-disable-next-line no-control-regex
-    return /[\u0000-\u001f\u007f]/.test(decoded) ? null : decoded;
+    return isSafeText(decoded) ? decoded : null;
   } catch {
     return null;
   }
@@ -267,9 +266,11 @@ export class CmccAccessController {
   async dropUser(userIp: string): Promise<boolean> {
     const entry = this.online.get(userIp);
     if (!entry) return false;
+    // Forgotten only once the dataplane let go of it: a failure leaves it listed, to retry.
+    await this.hooks.deauthorize(userIp);
+    if (this.online.get(userIp) !== entry) return false;
     entry.stopRetransmit();
     this.online.delete(userIp);
-    await this.hooks.deauthorize(userIp);
     this.notifyLogout(entry);
     return true;
   }
@@ -315,7 +316,8 @@ export class CmccAccessController {
     try {
       reply = await this.handle(packet);
     } catch {
-      reply = { errCode: packet.type === PORTAL_TYPE.REQ_LOGOUT ? LOGOUT_ERR.failed : AUTH_ERR.failed };
+      // A hook failed: each answer type's own "failed" code.
+      reply = { errCode: packet.type === PORTAL_TYPE.REQ_LOGOUT ? LOGOUT_ERR.failed : packet.type === PORTAL_TYPE.REQ_INFO ? INFO_ERR.failed : AUTH_ERR.failed };
     }
     const bytes = encodePortalPacket(
       {

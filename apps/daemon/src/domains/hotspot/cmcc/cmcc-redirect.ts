@@ -1,4 +1,4 @@
-import { isIpv4, normalizeMac } from '@portico/schema';
+import { isIpv4, isSafeText, normalizeMac } from '@portico/schema';
 
 /**
  * The captive redirect of a China Mobile portal deployment: an unauthenticated client is sent
@@ -66,8 +66,7 @@ export function cmccRedirectUrl(input: CmccRedirectInput): CmccRedirectResult {
   params.set('wlanacip', input.acIp);
   if (input.ssid !== undefined) {
     const bytes = Buffer.byteLength(input.ssid, 'utf8');
-    // eslint-disable-next-line no-control-regex
-    if (bytes === 0 || bytes > MAX_SSID_BYTES || /[\u0000-\u001f\u007f]/.test(input.ssid)) return { ok: false, code: 'ssid' };
+    if (bytes === 0 || bytes > MAX_SSID_BYTES || !isSafeText(input.ssid)) return { ok: false, code: 'ssid' };
     params.set('ssid', input.ssid);
   }
   if (input.userMac !== undefined) {
