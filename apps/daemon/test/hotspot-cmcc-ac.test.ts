@@ -344,6 +344,25 @@ describe.each([1, 2] as const)('portal protocol version %i', (version) => {
     expect(ac.stats().duplicates).toBe(2);
   });
 
+  test('a REQ_LOGOUT for a timed-out request cancels the auth in progress', async () => {
+    const gate = new Gate();
+    const { peer, checks, allowed } = await harness(version, {}, async (credentials) => {
+      await gate.passed;
+      return checkAccount(credentials);
+    });
+    const request = peer.build(PORTAL_TYPE.REQ_AUTH, '10.1.0.28', {
+      method: 'pap',
+      attributes: [textAttribute(PORTAL_ATTR.UserName, 'bob'), textAttribute(PORTAL_ATTR.PassWord, 'Hunter22')],
+    });
+    peer.send(request);
+    await until(() => checks.length === 1);
+    const cancel = await peer.exchange(peer.build(PORTAL_TYPE.REQ_LOGOUT, '10.1.0.28', { method: 'pap', errCode: 1 }));
+    expect(cancel).toMatchObject({ type: PORTAL_TYPE.ACK_LOGOUT, errCode: LOGOUT_ERR.success });
+    gate.open();
+    expect(await peer.receive(request)).toMatchObject({ type: PORTAL_TYPE.ACK_AUTH, errCode: AUTH_ERR.failed });
+    expect(allowed.has('10.1.0.28')).toBe(false);
+  });
+
   test('ACK_AUTH is resent until AFF_ACK_AUTH arrives', async () => {
     const { ac, peer, clock } = await harness(version);
     const { ack, request } = await peer.chapLogin('10.1.0.25', 'alice', 'Secret123');
