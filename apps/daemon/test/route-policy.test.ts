@@ -30,7 +30,8 @@ function fakeAuth(role: RoleName) {
   return { role } as Parameters<typeof policyPermission>[0];
 }
 
-const PUBLIC_ROUTES = ['GET /*', 'GET /api/changelang', 'POST /api/changelang', 'POST /api/login', 'POST /api/sysconf/confirm'];
+// The firmware image route answers only a link the daemon signed for one device, until it expires.
+const PUBLIC_ROUTES = ['GET /*', 'GET /api/ac/firmware/image/:sha256', 'GET /api/changelang', 'POST /api/changelang', 'POST /api/login', 'POST /api/sysconf/confirm'];
 
 describe('every route declares who may call it', () => {
   test('each registered route has a policy, or is one of the known public routes', () => {

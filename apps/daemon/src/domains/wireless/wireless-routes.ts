@@ -154,6 +154,7 @@ export async function registerFirmwareRoutes(app: FastifyInstance, service: Wire
       '/api/ac/firmware/upload',
       { config: { policy: { module: 'firmware', effect: 'write' }, doc: { summary: 'multipart: model, version, signature (base64 Ed25519 over the SHA-256 of the image), then file' } } },
       async (request) => {
+        if (!request.isMultipart()) return failure(MSG.invalid, { file: 'validation.required' });
         const fields: Record<string, string> = {};
         try {
           for await (const part of request.parts()) {
