@@ -44,4 +44,5 @@ export const ENTITY_ROUTES: readonly string[] = [
   '/wirelessmanage/grouping',
   '/wirelessmanage/whiteblacklist',
   '/cpemanage/cpeconfigure',
+  '/hotspot/sms',
 ];

@@ -12,7 +12,6 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/hotspot/ppoeservice',
   '/hotspot/radius',
   '/hotspot/ldap',
-  '/hotspot/sms',
   '/hotspot/cloudportal',
   '/hotspot/rusystem',
   '/hotspot/cmccweb',

@@ -7,3 +7,4 @@ export * from './hotspot-lists.js';
 export * from './hotspot-notices.js';
 export * from './hotspot-voucher.js';
 export * from './hotspot-rules.js';
+export * from './hotspot-sms.js';

@@ -2,6 +2,7 @@ import { contribute, defineDomain } from '../../config/domain-module.js';
 import { RULESET_PARTS } from '../network/network-public.js';
 import { hotspotRulesetContributor } from './hotspot-ruleset.js';
 import { registerHotspot, type HotspotDeps } from './hotspot-setup.js';
+import { registerSmsRoutes } from './sms/sms-routes.js';
 
 /**
  * The hotspot: its sets and redirects in the one ruleset (ahead of the firewall's rules), the
@@ -10,7 +11,10 @@ import { registerHotspot, type HotspotDeps } from './hotspot-setup.js';
  */
 export const hotspotModule = defineDomain({
   name: 'hotspot',
-  pages: ['authuserinfo', 'inneruser', 'expirationnotice'],
+  pages: ['authuserinfo', 'inneruser', 'expirationnotice', 'sms'],
   contributions: (settings) => [contribute(RULESET_PARTS, hotspotRulesetContributor(() => settings.portalPort))],
-  register: async (app, ctx, deps: HotspotDeps | undefined) => void (await registerHotspot(app, ctx, deps)),
+  register: async (app, ctx, deps: HotspotDeps | undefined) => {
+    registerSmsRoutes(app, ctx);
+    await registerHotspot(app, ctx, deps);
+  },
 });

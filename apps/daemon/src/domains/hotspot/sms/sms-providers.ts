@@ -11,7 +11,9 @@ import type { RenderedSms } from './sms-template.js';
  * answer is mapped to one outcome code.
  */
 
-export const SMS_PLATFORMS = ['aliyun', 'tencent', 'twilio'] as const;
+import { SMS_PLATFORMS } from '@portico/schema';
+
+export { SMS_PLATFORMS };
 export type SmsPlatform = (typeof SMS_PLATFORMS)[number];
 
 export interface AliyunSmsCredentials {

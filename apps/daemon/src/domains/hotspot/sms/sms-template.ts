@@ -5,7 +5,9 @@
  * character.
  */
 
-export const SMS_PLACEHOLDERS = ['account', 'password', 'custom', 'upload', 'download', 'expire', 'code'] as const;
+import { SMS_PLACEHOLDERS } from '@portico/schema';
+
+export { SMS_PLACEHOLDERS };
 export type SmsPlaceholder = (typeof SMS_PLACEHOLDERS)[number];
 
 /** The three messages the hotspot sends: a new account, a due (expiry) notice, a verification code. */

@@ -1,0 +1,63 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { fieldErrors, hotspotSms, MSG, type HotspotSms } from '@portico/schema';
+import type { AppContext } from '../../../app-context.js';
+import { failure, success } from '../../../plugins/api-envelope.js';
+import { SmsLog } from './sms-log.js';
+import { sendSms, type SmsCredentials, type SmsSendOptions } from './sms-providers.js';
+import { renderTemplate, SMS_TEMPLATE_KINDS, type SmsTemplateKind, type SmsValues } from './sms-template.js';
+
+/** Values a test message is rendered with, so every placeholder of a template has one. */
+const SAMPLE_VALUES: SmsValues = { account: 'guest01', password: '864213', custom: 'Portico', upload: '1024', download: '4096', expire: '2030-01-01', code: '864213' };
+
+const testBody = z.object({
+  action: z.literal('test').optional(),
+  phone: z.string().min(1, { error: 'validation.required' }).max(20, { error: 'validation.sms.phone' }),
+  kind: z.enum(SMS_TEMPLATE_KINDS, { error: 'validation.option' }).default('code'),
+});
+
+/** The stored SMS gateway settings (the singleton's row), with its defaults. */
+export function smsSettings(ctx: Pick<AppContext, 'db'>): HotspotSms {
+  const row = ctx.db.prepare("SELECT data FROM config_rows WHERE entity = ? AND id = ''").get(hotspotSms.name) as { data: string } | undefined;
+  return hotspotSms.schema.parse(row ? JSON.parse(row.data) : {});
+}
+
+export function smsCredentials(settings: HotspotSms): SmsCredentials {
+  switch (settings.platform) {
+    case 'aliyun':
+      return { platform: 'aliyun', accessKeyId: settings.accessKeyId, accessKeySecret: settings.accessKeySecret, signName: settings.signName };
+    case 'tencent':
+      return { platform: 'tencent', secretId: settings.secretId, secretKey: settings.secretKey, smsSdkAppId: settings.smsSdkAppId, signName: settings.signName };
+    case 'twilio':
+      return { platform: 'twilio', accountSid: settings.accountSid, authToken: settings.authToken, from: settings.from, ...(settings.countryCode ? { countryCode: settings.countryCode } : {}) };
+  }
+}
+
+const TEMPLATE_OF: Record<SmsTemplateKind, { text: keyof HotspotSms; id: keyof HotspotSms }> = {
+  account: { text: 'accountTemplate', id: 'accountTemplateId' },
+  due: { text: 'dueTemplate', id: 'dueTemplateId' },
+  code: { text: 'codeTemplate', id: 'codeTemplateId' },
+};
+
+/**
+ * POST /api/auth/smstest: sends one message of a template through the configured platform with
+ * sample values, so the administrator sees the gateway work (or why not) before guests rely on
+ * it. Every send lands in the SMS log with its outcome, never with its text.
+ */
+export function registerSmsRoutes(app: FastifyInstance, ctx: AppContext, options: { send?: SmsSendOptions } = {}): SmsLog {
+  const log = new SmsLog();
+  app.post('/api/auth/smstest', { config: { policy: { module: 'sms', effect: 'action' }, doc: { summary: 'Send a test message of a template (account, due, code)' } } }, async (request) => {
+    const body = testBody.safeParse(request.body ?? {});
+    if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
+    const settings = smsSettings(ctx);
+    if (!settings.enabled) return failure('msg.sms.disabled');
+    const template = TEMPLATE_OF[body.data.kind];
+    const rendered = renderTemplate(String(settings[template.text]), SAMPLE_VALUES);
+    if (!rendered.ok) return failure(MSG.invalid, { [template.text]: `msg.${rendered.error}` });
+    const endpoint = settings.endpoint ? { baseUrl: settings.endpoint.replace(/\/$/, '') } : {};
+    const result = await sendSms(smsCredentials(settings), { phone: body.data.phone, templateId: String(settings[template.id]), rendered }, { ...options.send, ...endpoint });
+    log.record({ time: ctx.now(), platform: settings.platform, phone: body.data.phone, kind: body.data.kind, outcome: result.ok ? 'sms.send.ok' : result.error });
+    return result.ok ? success({ id: result.providerMessageId }) : failure(`msg.${result.error}`, undefined, { providerCode: result.providerCode ?? null });
+  });
+  return log;
+}
