@@ -63,6 +63,14 @@ describe('an access point from first connection to stations on the console', () 
     expect(device.configures[1]!.params.uuid).toBeGreaterThan(device.configures[0]!.params.uuid as number);
   });
 
+  test('what the AP changed in a configuration, and why, reaches the AP list', async () => {
+    device.configCode = 1;
+    await writeConfirmed(h, admin, apMacFilter, { action: 'add', list: 'blacklist', mac: '02:bb:00:00:00:08', group });
+    await vi.waitFor(() => expect(device.configures).toHaveLength(3), CONDITION_WAIT);
+    await vi.waitFor(async () => expect((await api('ac/aplist')).data.items[0]).toMatchObject({ configOutcome: 'appliedWithChanges', configReasons: ['channel not allowed'] }), CONDITION_WAIT);
+    device.configCode = 0;
+  });
+
   test('commands: an AP up for under an hour is not rebooted; locate, rename; unknown serials are named', async () => {
     device.uptime = 600;
     device.state(0);

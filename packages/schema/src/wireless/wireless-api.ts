@@ -54,6 +54,8 @@ export const deviceRowSchema = z.object({
   configOutcome: z.enum(CONFIG_OUTCOMES).nullable(),
   /** The device runs an older configuration than the one it was sent. */
   configPending: z.boolean(),
+  /** Why it changed or refused parts of its configuration: `ucentral.*` keys, or the device's own words. */
+  configReasons: z.array(z.string()),
 });
 export type DeviceRow = z.infer<typeof deviceRowSchema>;
 

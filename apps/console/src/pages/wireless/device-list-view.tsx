@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Badge, Button, Checkbox, Group, Modal, SegmentedControl, Select, Stack, TextInput } from '@mantine/core';
+import { Badge, Button, Checkbox, Group, Modal, SegmentedControl, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { DEVICE_HEALTH_NORMAL_MIN, DEVICE_STATUSES, type DeviceCommand, type DeviceKind, type DeviceList, type DeviceRow, type DeviceStatus } from '@portico/schema';
 import { showErrorNotice, showSuccessNotice } from '../../shell/notice.js';
@@ -144,7 +144,14 @@ export function DeviceListView({ kind }: { kind: DeviceKind }) {
                 row.address || '-',
                 row.radios.map((r) => t('wireless.radio', { band: r.band, channel: r.channel })).join(' / ') || '-',
                 row.stations,
-                row.configPending ? t('wireless.config.pending') : row.configOutcome ? t(`wireless.config.${row.configOutcome}`) : '-',
+                <span data-testid="device-config" title={row.configReasons.length ? t('wireless.config.reasons', { reasons: row.configReasons.map((r) => t(r, { defaultValue: r })).join('; ') }) : undefined}>
+                  {row.configPending ? t('wireless.config.pending') : row.configOutcome ? t(`wireless.config.${row.configOutcome}`) : '-'}
+                  {!row.configPending && row.configReasons.length > 0 && (
+                    <Text size="xs" c="dimmed" data-testid="device-config-reasons">
+                      {row.configReasons.map((r) => t(r, { defaultValue: r })).join('; ')}
+                    </Text>
+                  )}
+                </span>,
                 instantText(row.lastSeen, i18n.language) || '-',
                 <Button size="compact-xs" variant="subtle" onClick={() => setRenaming(row)} data-testid="device-rename">
                   {t('wireless.command.rename')}

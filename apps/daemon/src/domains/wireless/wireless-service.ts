@@ -198,6 +198,7 @@ export class WirelessService implements RuntimeService {
       radios: (live?.radios ?? []).map((r) => ({ band: r.band ?? (r.channel <= 14 ? '2G' : '5G'), channel: r.channel, width: r.channelWidth, txPower: r.txPower })),
       configOutcome: record.configOutcome,
       configPending: pending,
+      configReasons: record.configReasons.map((r) => r.reason),
     };
   }
 
