@@ -366,11 +366,18 @@ export class WirelessService implements RuntimeService {
     return { id: serial, country: group.country, radios, scan: neighbours };
   }
 
+  /** Every adopted device of a kind, a page at a time (the store pages at most 500). */
+  private adopted(kind: DeviceKind): WirelessDeviceRecord[] {
+    const out: WirelessDeviceRecord[] = [];
+    for (;;) {
+      const page = this.store.page({ offset: out.length, limit: 500, kind, status: 'adopted', sort: 'serial' });
+      out.push(...page.rows);
+      if (page.rows.length === 0 || out.length >= page.total) return out;
+    }
+  }
+
   startPlanning() {
-    const aps = this.store
-      .page({ offset: 0, limit: 500, kind: 'ap', status: 'adopted' })
-      .rows.map((record) => ({ id: record.serial, online: this.controller.isOnline(record.serial) }));
-    return this.planning.start(aps);
+    return this.planning.start(this.adopted('ap').map((record) => ({ id: record.serial, online: this.controller.isOnline(record.serial) })));
   }
 
   planningView(): PlanningView {
