@@ -1,5 +1,11 @@
 import { z } from 'zod';
 import { statusPagingQuery } from '../status/status-network-types.js';
+import { SERIAL_PATTERN } from '../ucentral/ucentral-jsonrpc.js';
+
+/** A device serial as the console and API name it (the protocol's SERIAL_PATTERN). */
+export const deviceSerialField = () => z.string().regex(SERIAL_PATTERN, { error: 'validation.wireless.serial' });
+/** The devices one command or rollout names. */
+const deviceSerials = () => z.array(deviceSerialField()).min(1, { error: 'validation.required' }).max(10_000);
 
 /*
  * What the wireless controller's routes answer and accept (spec §7 `ac`, `ac/*`). Device text
@@ -110,7 +116,7 @@ export type DeviceCommand = (typeof DEVICE_COMMANDS)[number];
 export const deviceCommandSchema = z
   .object({
     action: z.enum(DEVICE_COMMANDS, { error: 'validation.option' }),
-    serials: z.array(z.string().regex(/^[0-9a-f]{12}$/, { error: 'validation.wireless.serial' })).min(1, { error: 'validation.required' }).max(10_000),
+    serials: deviceSerials(),
     group: z.string().max(64).optional(),
     name: z.string().max(32).optional(),
   })
@@ -213,7 +219,7 @@ export const firmwareActionSchema = z.discriminatedUnion('action', [
   z.object({
     action: z.literal('rollout'),
     id: z.string().min(1).max(64),
-    serials: z.array(z.string().regex(/^[0-9a-f]{12}$/, { error: 'validation.wireless.serial' })).min(1, { error: 'validation.required' }).max(10_000),
+    serials: deviceSerials(),
     canary: z.number().int().min(0).max(100).default(1),
     waves: z.array(z.number().int().min(1).max(100)).min(1).max(10).default([10, 50, 100]),
   }),

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import {
   channelsFor,
   deviceCommandSchema,
+  deviceSerialField,
   deviceListQuerySchema,
   fieldErrors,
   firmwareActionSchema,
@@ -24,7 +25,7 @@ export const WIRELESS_PAGES = ['wirelessstatus', 'aplist', 'wifiplaning', 'topol
 
 const PLANNING_MSG = { planningRunning: 'msg.planningRunning', noPlan: 'msg.planningNoPlan', saveFailed: 'msg.saveFailed' } as const;
 
-const serialQuery = z.object({ serial: z.string().regex(/^[0-9a-f]{12}$/, { error: 'validation.wireless.serial' }) });
+const serialQuery = z.object({ serial: deviceSerialField() });
 const kindQuery = z.object({ kind: z.enum(['ap', 'cpe'], { error: 'validation.option' }).default('ap') });
 const planningBody = z.object({ action: z.enum(PLANNING_ACTIONS, { error: 'validation.option' }) });
 const channelsBody = z.object({
@@ -105,7 +106,7 @@ export function registerWirelessRoutes(app: FastifyInstance, service: WirelessSe
 
 /** Upload fields besides the file, as multipart carries them. */
 const FIRMWARE_FILE_FIELD = 'file';
-const firmwareLinkQuery = z.object({ serial: z.string().regex(/^[0-9a-f]{12}$/), expires: z.coerce.number().int(), token: z.string().max(64) });
+const firmwareLinkQuery = z.object({ serial: deviceSerialField(), expires: z.coerce.number().int(), token: z.string().max(64) });
 
 /**
  * ac/firmware: signing keys, signed images per model, the staged rollout; the multipart

@@ -66,6 +66,11 @@ function bandOf(channel: number): '2g' | '5g' {
   return channel <= 14 ? '2g' : '5g';
 }
 
+/** The band a radio reports, or the one its channel lies in when it does not say. */
+function radioBand(radio: { band: '2G' | '5G' | null; channel: number }): '2G' | '5G' {
+  return radio.band ?? (bandOf(radio.channel) === '2g' ? '2G' : '5G');
+}
+
 function planWidth(width: number | null): PlanWidth {
   return width === 40 || width === 80 ? width : 20;
 }
@@ -122,18 +127,18 @@ export class WirelessService implements RuntimeService {
   configFor(serial: string): WirelessConfigBody | null {
     const record = this.store.get(serial);
     if (!record || record.status !== 'adopted' || !record.groupId) return null;
-    const version = `${wirelessRowsVersion(this.ctx.db)}:${this.overrides.version}`;
+    const rows = this.currentRows();
+    const version = `${this.rowsVersion}:${this.overrides.version}`;
     if (version !== this.cacheVersion) {
       // New objects for a new version: the controller serialises each object once.
       this.cache = new Map();
       this.cacheVersion = version;
-      this.rows = readWirelessRows(this.ctx.db);
     }
     const planned = record.kind === 'ap' ? this.overrides.of(serial) : [];
     const key = `${record.kind}:${record.groupId}:${JSON.stringify(planned)}`;
     let config = this.cache.get(key);
     if (!config) {
-      const built = this.build(record, planned);
+      const built = this.build(rows, record, planned);
       if (!built) return null;
       const { uuid: _uuid, ...body } = built;
       config = body;
@@ -142,15 +147,33 @@ export class WirelessService implements RuntimeService {
     return config;
   }
 
-  private rows: WirelessRows = { groups: new Map(), ssids: [], filters: [], profiles: new Map() };
+  private rows: WirelessRows | null = null;
+  private rowsVersion = '';
 
-  private build(record: WirelessDeviceRecord, planned: ReturnType<WirelessChannelOverrides['of']>) {
+  /** The console's wireless rows, read again only when one of them changed. */
+  private currentRows(): WirelessRows {
+    const version = wirelessRowsVersion(this.ctx.db);
+    if (!this.rows || version !== this.rowsVersion) {
+      this.rows = readWirelessRows(this.ctx.db);
+      this.rowsVersion = version;
+    }
+    return this.rows;
+  }
+
+  private build(rows: WirelessRows, record: WirelessDeviceRecord, planned: ReturnType<WirelessChannelOverrides['of']>) {
     if (record.kind === 'cpe') {
-      const profile = this.rows.profiles.get(record.groupId!);
+      const profile = rows.profiles.get(record.groupId!);
       return profile ? cpeDeviceConfig(profile) : null;
     }
-    const group = this.rows.groups.get(record.groupId!);
-    return group ? apDeviceConfig(group, this.rows.ssids, this.rows.filters, undefined, planned) : null;
+    const group = rows.groups.get(record.groupId!);
+    return group ? apDeviceConfig(group, rows.ssids, rows.filters, undefined, planned) : null;
+  }
+
+  /** The name of a group (APs) or profile (CPEs). */
+  private groupName(groupId: string | null): string | null {
+    if (!groupId) return null;
+    const rows = this.currentRows();
+    return rows.groups.get(groupId)?.name ?? rows.profiles.get(groupId)?.name ?? null;
   }
 
   /** Every adopted device bound to one of the groups or profiles. */
@@ -165,19 +188,13 @@ export class WirelessService implements RuntimeService {
     setImmediate(() => {
       this.pushQueued = false;
       if (this.stopped) return;
-      const rows = readWirelessRows(this.ctx.db);
+      const rows = this.currentRows();
       const serials = this.devicesIn([...rows.groups.keys(), ...rows.profiles.keys()]);
       this.controller.pushConfig(serials).catch(this.report);
     });
   }
 
-  private groupName(groupId: string | null): string | null {
-    if (!groupId) return null;
-    const rows = readWirelessRows(this.ctx.db);
-    return rows.groups.get(groupId)?.name ?? rows.profiles.get(groupId)?.name ?? null;
-  }
-
-  deviceRow(record: WirelessDeviceRecord, names: (id: string | null) => string | null): DeviceRow {
+  deviceRow(record: WirelessDeviceRecord): DeviceRow {
     const live = this.controller.live(record.serial);
     const pending = live?.pendingUuid != null || (record.status === 'adopted' && record.desiredUuid !== 0 && record.appliedUuid !== record.desiredUuid && !(record.outcomeUuid === record.desiredUuid && record.configOutcome === 'rejected'));
     return {
@@ -188,14 +205,14 @@ export class WirelessService implements RuntimeService {
       firmware: live?.firmware || record.firmware,
       status: record.status,
       group: record.groupId,
-      groupName: names(record.groupId),
+      groupName: this.groupName(record.groupId),
       online: live?.online ?? false,
       sanity: live?.sanity ?? null,
       address: live?.address || record.lastAddress,
       lastSeen: live?.online ? this.ctx.now() : record.lastSeen,
       uptime: live?.uptime ?? null,
       stations: live?.stationCount ?? 0,
-      radios: (live?.radios ?? []).map((r) => ({ band: r.band ?? (r.channel <= 14 ? '2G' : '5G'), channel: r.channel, width: r.channelWidth, txPower: r.txPower })),
+      radios: (live?.radios ?? []).map((r) => ({ band: radioBand(r), channel: r.channel, width: r.channelWidth, txPower: r.txPower })),
       configOutcome: record.configOutcome,
       configPending: pending,
       configReasons: record.configReasons.map((r) => r.reason),
@@ -203,8 +220,6 @@ export class WirelessService implements RuntimeService {
   }
 
   list(query: DeviceListQuery): DeviceList {
-    const rows = readWirelessRows(this.ctx.db);
-    const names = (id: string | null) => (id ? (rows.groups.get(id)?.name ?? rows.profiles.get(id)?.name ?? null) : null);
     const page = this.store.page({
       offset: (query.page - 1) * query.page_size,
       limit: query.page_size,
@@ -217,7 +232,7 @@ export class WirelessService implements RuntimeService {
     const total = (status: 'pending' | 'adopted' | 'revoked') => this.store.page({ offset: 0, limit: 1, kind: query.kind, status }).total;
     const online = this.controller.onlineSerials().filter((serial) => this.store.get(serial)?.kind === query.kind).length;
     return {
-      items: page.rows.map((record) => this.deviceRow(record, names)),
+      items: page.rows.map((record) => this.deviceRow(record)),
       total: page.total,
       counts: { pending: total('pending'), adopted: total('adopted'), revoked: total('revoked'), online },
     };
@@ -226,7 +241,7 @@ export class WirelessService implements RuntimeService {
   detail(serial: string): (DeviceRow & { reasons: WirelessDeviceRecord['configReasons'] }) | null {
     const record = this.store.get(serial);
     if (!record) return null;
-    return { ...this.deviceRow(record, (id) => this.groupName(id)), reasons: record.configReasons };
+    return { ...this.deviceRow(record), reasons: record.configReasons };
   }
 
   private onlineOf(kind: DeviceKind): Array<{ record: WirelessDeviceRecord; live: WirelessDeviceLive }> {
@@ -276,7 +291,7 @@ export class WirelessService implements RuntimeService {
     let band5g = 0;
     for (const { live } of online) {
       for (const radio of live.radios) {
-        const band = radio.band ?? (radio.channel <= 14 ? '2G' : '5G');
+        const band = radioBand(radio);
         const key = `${band}-${radio.channel}`;
         const entry = channels.get(key) ?? { band, channel: radio.channel, devices: 0, stations: 0 };
         entry.devices++;
@@ -286,7 +301,7 @@ export class WirelessService implements RuntimeService {
         const band = station.band ?? null;
         if (band === '2G') band2g++;
         else if (band === '5G') band5g++;
-        const radio = live.radios.find((r) => (r.band ?? (r.channel <= 14 ? '2G' : '5G')) === band);
+        const radio = live.radios.find((r) => radioBand(r) === band);
         if (radio) channels.get(`${band}-${radio.channel}`)!.stations++;
       }
     }
@@ -346,11 +361,11 @@ export class WirelessService implements RuntimeService {
   private planAp(serial: string, scan: readonly { bssid: string; channel: number; width: number; signal: number }[]): PlanAp {
     const record = this.store.get(serial);
     const live = this.controller.live(serial);
-    const group = record?.groupId ? readWirelessRows(this.ctx.db).groups.get(record.groupId) : undefined;
+    const group = record?.groupId ? this.currentRows().groups.get(record.groupId) : undefined;
     if (!record || !live || !group) throw new WirelessCommandError('notAdopted');
     const radios: PlanRadio[] = [];
     for (const radio of live.radios) {
-      const band = radio.band === '2G' ? '2g' : radio.band === '5G' ? '5g' : bandOf(radio.channel);
+      const band = radioBand(radio) === '2G' ? '2g' : '5g';
       if ((band === '2g' ? group.channel2g : group.channel5g) !== 'auto') continue;
       radios.push({
         band,
@@ -407,7 +422,7 @@ export class WirelessService implements RuntimeService {
   async command(kind: DeviceKind, body: DeviceCommandBody): Promise<DeviceCommandResult> {
     const done: string[] = [];
     const refused: DeviceCommandResult['refused'] = [];
-    const rows = readWirelessRows(this.ctx.db);
+    const rows = this.currentRows();
     const targets = body.serials.filter((serial) => {
       const record = this.store.get(serial);
       if (record?.kind === kind) return true;
@@ -436,7 +451,7 @@ export class WirelessService implements RuntimeService {
         const fits = (serial: string) => {
           if (!profile) return true;
           const live = this.controller.live(serial);
-          const bands = live?.bands.length ? live.bands : (live?.radios ?? []).map((r) => r.band ?? (r.channel <= 14 ? '2G' : '5G'));
+          const bands = live?.bands.length ? live.bands : (live?.radios ?? []).map(radioBand);
           return bands.length === 0 || bands.includes(profile.band === '2g' ? '2G' : '5G');
         };
         for (const serial of targets) {

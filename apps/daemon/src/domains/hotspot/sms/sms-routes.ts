@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { fieldErrors, hotspotSms, MSG, type HotspotSms } from '@portico/schema';
 import type { AppContext } from '../../../app-context.js';
 import { failure, success } from '../../../plugins/api-envelope.js';
+import { configRowSingleton } from '../../../config/entity-store.js';
 import { SmsLog } from './sms-log.js';
 import { sendSms, type SmsCredentials, type SmsSendOptions } from './sms-providers.js';
 import { renderTemplate, SMS_TEMPLATE_KINDS, type SmsTemplateKind, type SmsValues } from './sms-template.js';
@@ -17,9 +18,8 @@ const testBody = z.object({
 });
 
 /** The stored SMS gateway settings (the singleton's row), with its defaults. */
-export function smsSettings(ctx: Pick<AppContext, 'db'>): HotspotSms {
-  const row = ctx.db.prepare("SELECT data FROM config_rows WHERE entity = ? AND id = ''").get(hotspotSms.name) as { data: string } | undefined;
-  return hotspotSms.schema.parse(row ? JSON.parse(row.data) : {});
+export function smsSettings(ctx: Pick<AppContext, 'db' | 'now'>): HotspotSms {
+  return hotspotSms.schema.parse(configRowSingleton(ctx.db, hotspotSms.name, ctx.now).read() ?? {});
 }
 
 export function smsCredentials(settings: HotspotSms): SmsCredentials {
