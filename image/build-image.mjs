@@ -98,6 +98,8 @@ function baseLayer(cache) {
     // The .debs already downloaded by an earlier build: a changed list fetches only what is new.
     '--skip=download/empty',
     '--skip=essential/unlink',
+    // sync-in needs its target folder: a hook file makes it (a file, so no shell is involved).
+    `--setup-hook=${join(here, 'mmdebstrap-apt-cache-dir.mjs')}`,
     `--setup-hook=sync-in ${debs} /var/cache/apt/archives/`,
     `--customize-hook=sync-out /var/cache/apt/archives ${debs}`,
     suite,
