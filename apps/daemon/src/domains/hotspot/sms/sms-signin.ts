@@ -15,9 +15,10 @@ import { smsCredentials, smsSettings } from './sms-settings.js';
  * The send log is kept in the state folder (masked numbers, no texts) so it survives restarts.
  */
 
+/** `resendSeconds`: how long until another code may be asked for (the client's clock may differ). */
 export type SendCodeOutcome =
-  | { ok: true; expiresAt: number; retryAt: number }
-  | { ok: false; error: string; retryAt?: number };
+  | { ok: true; expiresAt: number; retryAt: number; resendSeconds: number }
+  | { ok: false; error: string; retryAt?: number; resendSeconds?: number };
 
 const LOG_FILE = 'sms-log.json';
 
@@ -50,7 +51,10 @@ export class SmsSignIn {
     if (!settings.enabled) return { ok: false, error: 'msg.sms.disabled' };
     if (!parsePhone(phone)) return { ok: false, error: 'msg.sms.send.invalidPhone' };
     const issued = this.guard.issue(phone, mac);
-    if (!issued.ok) return issued.error === 'sms.code.cooldown' ? { ok: false, error: 'msg.sms.code.cooldown', retryAt: issued.retryAt } : { ok: false, error: `msg.${issued.error}` };
+    if (!issued.ok) {
+      if (issued.error !== 'sms.code.cooldown') return { ok: false, error: `msg.${issued.error}` };
+      return { ok: false, error: 'msg.sms.code.cooldown', retryAt: issued.retryAt, resendSeconds: Math.ceil((issued.retryAt - this.ctx.now()) / 1000) };
+    }
     const rendered = renderTemplate(settings.codeTemplate, { code: issued.code });
     if (!rendered.ok) {
       this.guard.withdraw(phone);
@@ -63,7 +67,7 @@ export class SmsSignIn {
       this.guard.withdraw(phone);
       return { ok: false, error: `msg.${result.error}` };
     }
-    return { ok: true, expiresAt: issued.expiresAt, retryAt: this.ctx.now() + this.cooldownMs };
+    return { ok: true, expiresAt: issued.expiresAt, retryAt: this.ctx.now() + this.cooldownMs, resendSeconds: Math.ceil(this.cooldownMs / 1000) };
   }
 
   /** The engine's check of an SMS sign-in: the account is the number as the guard keys it. */
