@@ -72,11 +72,11 @@ async function openssl(args: string[], cwd: string): Promise<void> {
   await execa('openssl', args, { cwd });
 }
 
-async function makeCertificates(dir: string): Promise<void> {
+async function makeCertificates(dir: string, subjectAltName: string): Promise<void> {
   for (const name of ['ca', 'other-ca']) {
     await openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.pem`, '-days', '2', '-subj', `/CN=Portico test ${name}`], dir);
   }
-  writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
+  writeFileSync(join(dir, 'server.ext'), `subjectAltName=${subjectAltName}\nextendedKeyUsage=serverAuth\n`);
   await openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1'], dir);
   await openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext'], dir);
 }
@@ -123,10 +123,11 @@ function config(dir: string): string {
   ].join('\n');
 }
 
-export async function startSlapd(): Promise<Slapd> {
+/** `subjectAltName`: whom the server's certificate names (only 127.0.0.1 unless a test says otherwise). */
+export async function startSlapd(options: { subjectAltName?: string } = {}): Promise<Slapd> {
   const dir = tempDir('portico-slapd-');
   mkdirSync(join(dir, 'db'));
-  await makeCertificates(dir);
+  await makeCertificates(dir, options.subjectAltName ?? 'IP:127.0.0.1');
   writeFileSync(join(dir, 'slapd.conf'), config(dir));
   writeFileSync(join(dir, 'data.ldif'), ldif());
   await execa('slapadd', ['-f', join(dir, 'slapd.conf'), '-l', join(dir, 'data.ldif')]);

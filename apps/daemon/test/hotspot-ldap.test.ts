@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hotspotLdap, writeSchema, type AnyEntity } from '@portico/schema';
 import { ldapAuthenticate, type LdapSettings } from '../src/domains/hotspot/ldap/ldap-auth.js';
@@ -123,6 +125,32 @@ describe('against slapd', () => {
     expect(await ldapAuthenticate({ ...ldaps, ca: slapd.otherCaLines }, alice.uid, alice.password)).toMatchObject({ ok: false, error: 'unreachable' });
     // LDAPS spoken to the plain port fails as a connection, not as a password.
     expect(await ldapAuthenticate({ ...ldaps, port: slapd.ldapPort, timeout: 2 }, alice.uid, alice.password)).toMatchObject({ ok: false, error: 'unreachable' });
+  });
+
+  test('a certificate from the right CA that names another server is refused, with StartTLS as with LDAPS', async () => {
+    const other = await startSlapd({ subjectAltName: 'DNS:localhost,DNS:ldap.example.org' });
+    try {
+      const settings = { ...base(), ca: other.caLines };
+      for (const [security, port] of [['starttls', other.ldapPort], ['ldaps', other.ldapsPort]] as const) {
+        expect(await ldapAuthenticate({ ...settings, security, port }, alice.uid, alice.password)).toMatchObject({ ok: false, error: 'unreachable', detail: expect.stringMatching(/altnames|Hostname|IP/) });
+      }
+      // The same directory without TLS answers: it is the name that was refused.
+      expect(await ldapAuthenticate({ ...settings, port: other.ldapPort }, alice.uid, alice.password)).toMatchObject({ ok: true });
+    } finally {
+      await other.stop();
+    }
+  });
+
+  test('a server that accepts the connection and never answers is unreachable once the time-out passes', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      expect(await ldapAuthenticate({ ...base(), port, timeout: 1 }, alice.uid, alice.password)).toMatchObject({ ok: false, error: 'unreachable' });
+      expect(await ldapAuthenticate({ ...base(), port, timeout: 1, security: 'starttls', ca: slapd.caLines }, alice.uid, alice.password)).toMatchObject({ ok: false, error: 'unreachable' });
+    } finally {
+      silent.close();
+    }
   });
 });
 

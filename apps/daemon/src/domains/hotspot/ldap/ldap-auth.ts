@@ -31,7 +31,16 @@ function urlOf(settings: LdapSettings): string {
 
 function tlsOptionsOf(settings: LdapSettings): ConnectionOptions {
   const ca = settings.ca.map((l) => l.trim()).filter((l) => l !== '').join('\n');
-  return { ...(ca ? { ca: [ca] } : {}), servername: /^\d+\.\d+\.\d+\.\d+$/.test(settings.server) ? undefined : settings.server, rejectUnauthorized: true, minVersion: 'TLSv1.2' };
+  const literal = /^\d+\.\d+\.\d+\.\d+$/.test(settings.server);
+  return {
+    ...(ca ? { ca: [ca] } : {}),
+    // The certificate must name the server. StartTLS upgrades an open socket, where Node checks
+    // the name against `host` (else 'localhost'), so it is always given; SNI only for names.
+    host: settings.server,
+    ...(literal ? {} : { servername: settings.server }),
+    rejectUnauthorized: true,
+    minVersion: 'TLSv1.2',
+  };
 }
 
 /** A connected client (StartTLS done when asked); errors here mean the server is unreachable. */
