@@ -126,6 +126,13 @@ describe('SMS-code sign-in on the portal', () => {
     try {
       const again = await login(restarted.app, 'admin', ADMIN_PASSWORD);
       expect(json(await get(restarted.app, again, '/api/hotspot/smslog')).data.total).toBe(5);
+      const file = json(await get(restarted.app, again, '/api/hotspot/smslog?action=download')).data as { name: string; content: string };
+      expect(json(await post(restarted.app, again, '/api/hotspot/smslog', { action: 'download' })).data).toEqual(file);
+      expect(file.name).toBe('sms.log');
+      const lines = file.content.trimEnd().split('\n');
+      expect(lines).toHaveLength(5);
+      expect(lines[0]).toMatch(/^2025-03-01T\d\d:\d\d:\d\d\.000Z twilio \+861\*{8}00 code sms\.send\.ok$/);
+      expect(lines[4]).toMatch(/ twilio \+861\*{8}04 code sms\.send\.authFailed$/);
       expect(json(await post(restarted.app, again, '/api/hotspot/smslog', { action: 'clean' }))).toEqual({ success: true, data: { items: [], total: 0 } });
       expect(json(await post(restarted.app, again, '/api/hotspot/smslog', { action: 'drop' }))).toMatchObject({ success: false, errors: { action: 'validation.option' } });
     } finally {

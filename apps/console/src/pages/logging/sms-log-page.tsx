@@ -1,6 +1,6 @@
 import { Badge, Button, Group, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { apiPost } from '../../api/api-client.js';
+import { apiGet, apiPost } from '../../api/api-client.js';
 import { showSuccessNotice } from '../../shell/notice.js';
 import { useCurrentRoute, useMenuTitle } from '../../routes/current-route.js';
 import { instantText, useStatusQuery } from '../network-status/net-status-query.js';
@@ -31,6 +31,17 @@ export default function SmsLogPage() {
   const { data, failed, refresh } = useStatusQuery<{ items: SmsLogEntry[]; total: number }>(SMS_LOG_PATH, {}, REFRESH_MS);
   const canClean = route?.permission === 'modify';
 
+  async function download() {
+    const file = await apiGet<{ name: string; content: string }>(SMS_LOG_PATH, { action: 'download' }).catch(() => null);
+    if (!file) return;
+    const url = URL.createObjectURL(new Blob([file.content], { type: 'text/plain' }));
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = file.name;
+    link.click();
+    URL.revokeObjectURL(url);
+  }
+
   async function clean() {
     if (!window.confirm(t('smsLog.confirmClean'))) return;
     const reply = await apiPost(SMS_LOG_PATH, { action: 'clean' }).catch(() => null);
@@ -47,6 +58,9 @@ export default function SmsLogPage() {
           <Group>
             <Button variant="light" onClick={refresh} data-testid="sms-log-refresh">
               {t('smsLog.refresh')}
+            </Button>
+            <Button variant="default" onClick={() => void download()} disabled={data.items.length === 0} data-testid="sms-log-download">
+              {t('smsLog.download')}
             </Button>
             {canClean && (
               <Button variant="default" color="red" onClick={() => void clean()} disabled={data.items.length === 0} data-testid="sms-log-clean">
