@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { adminWithPassword, launchBrowser, newPage, startDaemon, type ApiSession, type RunningDaemon } from './e2e-harness.js';
+import { adminWithPassword, launchBrowser, loginInBrowser, newPage, startDaemon, type ApiSession, type RunningDaemon } from './e2e-harness.js';
 import { ensureSlapd, PEOPLE, SERVICE, startSlapd, SUFFIX, type Slapd } from '../../apps/daemon/test/hotspot-ldap-fixture.js';
 
 /**
@@ -88,6 +88,30 @@ describe('portal sign-in through the outside world', () => {
     await page.waitForURL(/\/auth\/success/);
     const online = (await api.get('hotspot/online')).data as { items: Array<{ kind: string; username: string }> };
     expect(online.items).toContainEqual(expect.objectContaining({ kind: 'ldap', username: 'alice' }));
+    await context.close();
+  });
+
+  test('the console: the LDAP page tries a sign-in with the saved settings; the SMS log lists the code sent, masked', async () => {
+    const { context, page } = await newPage(browser);
+    await loginInBrowser(page, daemon.url, 'admin', 'AdminPassw0rd');
+    await page.waitForURL(/\/dashboard/);
+    await page.goto(`${daemon.url}/hotspot/ldap`);
+    await page.getByTestId('ldap-test').waitFor();
+    // The form shows the saved settings, never the service password.
+    await expect.poll(() => page.locator('input[name="account"]').inputValue()).toBe(SERVICE.dn);
+    expect(await page.content()).not.toContain(SERVICE.password);
+    await page.getByTestId('ldap-test-username').fill(PEOPLE[0].uid);
+    await page.getByTestId('ldap-test-password').fill(PEOPLE[0].password);
+    await page.getByTestId('ldap-test-run').click();
+    await expect.poll(() => page.getByTestId('ldap-test-result').textContent()).toBe(`The directory accepted uid=alice,ou=people,${SUFFIX}.`);
+
+    await page.goto(`${daemon.url}/logging/smslogs`);
+    await page.getByTestId('sms-log-table').waitFor();
+    const row = await page.locator('[data-testid="sms-log-table"] tbody tr').first().textContent();
+    expect(row).toContain('+861********00');
+    expect(row).toContain('Verification code');
+    expect(row).toContain('Sent.');
+    expect(await page.content()).not.toContain('13800138000');
     await context.close();
   });
 });
