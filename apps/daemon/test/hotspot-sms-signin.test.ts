@@ -2,8 +2,11 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hotspotSms } from '@portico/schema';
-import { ADMIN_PASSWORD, adminClient, get, json, login, post, startDaemon, TestClock, type Client, type Harness } from './daemon-harness.js';
+import { ADMIN_PASSWORD, adminClient, get, json, login, post, startDaemon, tempDir, TestClock, type Client, type Harness } from './daemon-harness.js';
 import { SimDataplane } from '../src/domains/hotspot/hotspot-dataplane.js';
+import { SmsSignIn } from '../src/domains/hotspot/sms/sms-signin.js';
+import { configRowSingleton } from '../src/config/entity-store.js';
+import { migrate, openDatabase } from '../src/plugins/db-open.js';
 import { fromClient, portalLogin } from './hotspot-fixture.js';
 
 /**
@@ -138,5 +141,25 @@ describe('SMS-code sign-in on the portal', () => {
     } finally {
       await restarted.close();
     }
+  });
+});
+
+describe('the portal-wide send budget', () => {
+  test('parallel requests for new numbers from new devices stop at the budget until a minute has passed', async () => {
+    const db = openDatabase(':memory:');
+    migrate(db);
+    const budgetClock = new TestClock();
+    const endpoint = `http://127.0.0.1:${(twilio.address() as AddressInfo).port}`;
+    const row = hotspotSms.schema.parse({ enabled: true, platform: 'twilio', accountSid: SID, authToken: TOKEN, from: '+15005550006', endpoint, codeTemplate: 'Code ##code##' });
+    configRowSingleton(db, hotspotSms.name, budgetClock.now).write(row as never);
+    const sms = new SmsSignIn({ db, now: budgetClock.now, settings: { stateDir: tempDir() } as never }, { sendsPerMinute: 3 });
+    const before = messages.length;
+    const ask = (i: number) => sms.sendCode(`+861390000${String(i).padStart(4, '0')}`, `02:00:00:00:01:${i.toString(16).padStart(2, '0')}`);
+    const burst = await Promise.all(Array.from({ length: 8 }, (_, i) => ask(i)));
+    expect(burst.filter((r) => r.ok)).toHaveLength(3);
+    expect(burst.filter((r) => !r.ok && r.error === 'msg.sms.send.rateLimited')).toHaveLength(5);
+    expect(messages.length - before).toBe(3);
+    budgetClock.advance(60);
+    expect(await ask(20)).toMatchObject({ ok: true });
   });
 });

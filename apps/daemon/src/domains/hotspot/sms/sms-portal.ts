@@ -19,6 +19,7 @@ const PORTAL_MESSAGE: Record<string, string> = {
   'msg.sms.code.invalidPhone': 'portal.error.phone',
   'msg.sms.code.cooldown': 'portal.error.smsCooldown',
   'msg.sms.code.invalidMac': LOGIN_ERRORS.system,
+  'msg.sms.send.rateLimited': LOGIN_ERRORS.tooMany,
 };
 
 function clientIp(request: FastifyRequest): string {

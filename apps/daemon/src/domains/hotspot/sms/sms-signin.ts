@@ -21,15 +21,24 @@ export type SendCodeOutcome =
   | { ok: false; error: string; retryAt?: number; resendSeconds?: number };
 
 const LOG_FILE = 'sms-log.json';
+/**
+ * Codes sent per minute by the whole portal. The cool-downs hold per number and per device, but a
+ * client that keeps changing its MAC and asks for one new number after another would otherwise
+ * spend the venue's messages without bound.
+ */
+export const SMS_SENDS_PER_MINUTE = 60;
 
 export class SmsSignIn {
   readonly guard: SmsCodeGuard;
   readonly log: SmsLog;
   private readonly logFile: string;
 
+  /** When the sends of the last minute went out (or were let through to go out). */
+  private readonly recentSends: number[] = [];
+
   constructor(
     private readonly ctx: Pick<AppContext, 'db' | 'now' | 'settings'>,
-    private readonly options: { code?: SmsCodeOptions; send?: SmsSendOptions } = {},
+    private readonly options: { code?: SmsCodeOptions; send?: SmsSendOptions; sendsPerMinute?: number } = {},
   ) {
     this.guard = new SmsCodeGuard({ now: ctx.now, ...options.code });
     this.logFile = join(ctx.settings.stateDir, LOG_FILE);
@@ -50,11 +59,17 @@ export class SmsSignIn {
     const settings = smsSettings(this.ctx);
     if (!settings.enabled) return { ok: false, error: 'msg.sms.disabled' };
     if (!parsePhone(phone)) return { ok: false, error: 'msg.sms.send.invalidPhone' };
+    // The send is counted before it goes, so parallel requests cannot pass the budget.
+    const now = this.ctx.now();
+    while (this.recentSends.length && now - this.recentSends[0]! >= 60_000) this.recentSends.shift();
+    if (this.recentSends.length >= (this.options.sendsPerMinute ?? SMS_SENDS_PER_MINUTE)) return { ok: false, error: 'msg.sms.send.rateLimited' };
     const issued = this.guard.issue(phone, mac);
     if (!issued.ok) {
       if (issued.error !== 'sms.code.cooldown') return { ok: false, error: `msg.${issued.error}` };
       return { ok: false, error: 'msg.sms.code.cooldown', retryAt: issued.retryAt, resendSeconds: Math.ceil((issued.retryAt - this.ctx.now()) / 1000) };
     }
+    // Counted once a code is issued (a refused request sends nothing), before any pause.
+    this.recentSends.push(now);
     const rendered = renderTemplate(settings.codeTemplate, { code: issued.code });
     if (!rendered.ok) {
       this.guard.withdraw(phone);
