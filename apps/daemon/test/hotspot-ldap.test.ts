@@ -1,7 +1,8 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { hotspotLdap, writeSchema, type AnyEntity } from '@portico/schema';
+import { hotspotLdap, hotspotZone, writeSchema, type AnyEntity } from '@portico/schema';
+import { hotspotConfigOf } from '../src/domains/hotspot/hotspot-config.js';
 import { ldapAuthenticate, type LdapSettings } from '../src/domains/hotspot/ldap/ldap-auth.js';
 import { dnFromTemplate, escapeDnValue, escapeFilterValue, isLdapUserName, userFilter } from '../src/domains/hotspot/ldap/ldap-escape.js';
 import { adminClient, get, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
@@ -50,6 +51,18 @@ describe('escaping of user names (RFC 4514 DN values, RFC 4515 filter values)', 
     expect(parse({ ca: ['-----BEGIN CERTIFICATE-----', 'AA AA', '-----END CERTIFICATE-----'] }).success).toBe(false);
     expect(parse({ ca: ['-----BEGIN PRIVATE KEY-----', 'AAAA', '-----END PRIVATE KEY-----'] }).success).toBe(false);
     expect(parse({ enabled: true, bindtype: 'search' }).success).toBe(false);
+  });
+});
+
+describe('service zones', () => {
+  test('zones of auth model ldap and sms are served by the portal with that one method; other outside models are not', () => {
+    const zone = (id: string, authmodel: string) => ({ id, data: { ...(hotspotZone.schema.parse({ id, name: id, ifname: 'lan', authmodel }) as object) } });
+    const config = hotspotConfigOf({ hotspotZone: [zone('a', 'webportal'), zone('b', 'ldap'), zone('c', 'sms'), zone('d', 'wifidog')] });
+    expect(config.zones.map((z) => [z.name, z.methods])).toEqual([
+      ['a', ['voucher']],
+      ['b', ['ldap']],
+      ['c', ['sms']],
+    ]);
   });
 });
 
