@@ -18,7 +18,13 @@ import {
   type HotspotZone as HotspotZoneRow,
 } from '@portico/schema';
 import type { ConfigSnapshot } from '../../config/config-types.js';
-import type { HotspotConfig, HotspotPlan, HotspotZone, ReminderSettings } from './hotspot-types.js';
+import type { HotspotConfig, HotspotPlan, HotspotZone, OutsideSignIn, ReminderSettings } from './hotspot-types.js';
+
+const OUTSIDE_SIGN_IN: readonly string[] = ['ldap', 'sms'] satisfies OutsideSignIn[];
+/** Auth models whose zones sign in on the built-in portal by an outside check (LDAP, SMS code). */
+function isOutsideSignIn(model: string): model is OutsideSignIn {
+  return OUTSIDE_SIGN_IN.includes(model);
+}
 
 /**
  * Reads the hotspot configuration entities of a snapshot (packages/schema/src/hotspot) into
@@ -60,8 +66,9 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
   const terms = single<HotspotTerms>(snapshot, hotspotTerms.schema as never, HOTSPOT_ENTITIES.terms);
   const accounting = single<HotspotAccounting>(snapshot, hotspotAccounting.schema as never, HOTSPOT_ENTITIES.accounting);
   const zones: HotspotZone[] = rows<HotspotZoneRow>(snapshot, HOTSPOT_ENTITIES.zone)
-    // The built-in portal serves the web-portal zones; other models authenticate elsewhere.
-    .filter((zone) => zone.enabled && zone.authmodel === 'webportal')
+    // The built-in portal serves the web-portal zones and those signing in by LDAP or SMS code
+    // on it; other models authenticate elsewhere.
+    .filter((zone) => zone.enabled && (zone.authmodel === 'webportal' || isOutsideSignIn(zone.authmodel)))
     .map((zone) => ({
       name: zone.name,
       interfaces: [zone.ifname],
@@ -73,7 +80,7 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
       chargetext: linesText(portal.chargetext),
       tos: linesText(terms.content),
       tosTitle: terms.title,
-      methods: [...portal.methods],
+      methods: isOutsideSignIn(zone.authmodel) ? [zone.authmodel] : [...portal.methods],
       password: portal.password ?? '',
       redirectUrl: portal.redirect_url,
       sessionSeconds: durationSeconds(zone.authtime, zone.authtime_unit),

@@ -3,6 +3,8 @@ import { RULESET_PARTS } from '../network/network-public.js';
 import { hotspotRulesetContributor } from './hotspot-ruleset.js';
 import { registerHotspot, type HotspotDeps } from './hotspot-setup.js';
 import { registerSmsRoutes } from './sms/sms-routes.js';
+import { smsSignIn } from './sms/sms-signin.js';
+import { registerLdapRoutes } from './ldap/ldap-routes.js';
 
 /**
  * The hotspot: its sets and redirects in the one ruleset (ahead of the firewall's rules), the
@@ -11,10 +13,11 @@ import { registerSmsRoutes } from './sms/sms-routes.js';
  */
 export const hotspotModule = defineDomain({
   name: 'hotspot',
-  pages: ['authuserinfo', 'inneruser', 'expirationnotice', 'sms'],
+  pages: ['authuserinfo', 'inneruser', 'expirationnotice', 'sms', 'smslogs', 'ldap'],
   contributions: (settings) => [contribute(RULESET_PARTS, hotspotRulesetContributor(() => settings.portalPort))],
   register: async (app, ctx, deps: HotspotDeps | undefined) => {
-    registerSmsRoutes(app, ctx);
+    registerSmsRoutes(app, ctx, smsSignIn(ctx));
+    registerLdapRoutes(app, ctx);
     await registerHotspot(app, ctx, deps);
   },
 });

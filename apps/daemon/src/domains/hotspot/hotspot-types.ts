@@ -4,7 +4,9 @@
  * hotspot-config.ts, so the engine depends on nothing but these few fields.
  */
 
-export type PortalMethod = 'voucher' | 'local' | 'password' | 'onekey';
+export type PortalMethod = 'voucher' | 'local' | 'password' | 'onekey' | OutsideSignIn;
+/** Sign-in checked outside the device: the one method of a zone whose auth model it is. */
+export type OutsideSignIn = 'ldap' | 'sms';
 
 export interface HotspotZone {
   name: string;
@@ -88,7 +90,7 @@ export interface HotspotConfig {
 
 /** What a login proved: whom it is for and what it may use. */
 export interface Grant {
-  kind: 'voucher' | 'local' | 'password' | 'onekey';
+  kind: PortalMethod;
   /** Account name or voucher code: a returning device is re-bound by it. */
   account?: string;
   plan?: string;
@@ -133,7 +135,8 @@ export type LoginFailure =
   | 'portal.error.blocked'
   | 'portal.error.notConfigured'
   | 'portal.error.system'
-  | 'portal.error.tooMany';
+  | 'portal.error.tooMany'
+  | 'portal.error.connectFailed';
 
 export const LOGIN_ERRORS = {
   code: 'portal.error.code',
@@ -149,4 +152,6 @@ export const LOGIN_ERRORS = {
   notConfigured: 'portal.error.notConfigured',
   system: 'portal.error.system',
   tooMany: 'portal.error.tooMany',
+  /** The directory (LDAP) that checks the account could not be reached. */
+  connectFailed: 'portal.error.connectFailed',
 } as const satisfies Record<string, LoginFailure>;
