@@ -1,3 +1,4 @@
+import { hostname, networkInterfaces } from 'node:os';
 import { defineDomain } from '../../config/domain-module.js';
 import { WIRELESS_DEVICE_MIGRATIONS } from './controller/wireless-device-store.js';
 import { wirelessBindings } from './wireless-bindings.js';
@@ -34,6 +35,33 @@ export const wirelessModule = defineDomain<'wireless', WirelessDeps>({
     services.set(ctx.db, service);
     registerWirelessRoutes(app, service);
     await registerFirmwareRoutes(app, service);
+    // Devices are served once the daemon serves: not in tests that only inject requests. The
+    // CA work runs in the background so the console's listener is not held up; a port that
+    // cannot be bound is logged, the console keeps running.
+    app.addHook('onListen', () => {
+      service
+        .listenDevices({
+          port: ctx.settings.wirelessPort,
+          host: ctx.settings.host,
+          names: controllerNames(),
+          onRefused: (address, reason) => app.log.warn({ address, reason }, 'wireless device certificate refused'),
+        })
+        .then(
+          (port) => app.log.info({ port }, 'wireless device listener'),
+          (error: unknown) => app.log.error({ err: error }, 'wireless device listener not started'),
+        );
+    });
     return service;
   },
 });
+
+/** The names and addresses devices may reach the controller by: its server certificate's. */
+function controllerNames(): string[] {
+  const names = ['localhost', '127.0.0.1', '::1'];
+  const host = hostname();
+  if (/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(host)) names.unshift(host);
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const address of addresses ?? []) if (!address.internal && !address.address.includes('%')) names.push(address.address);
+  }
+  return names;
+}
