@@ -33,7 +33,17 @@ export const agentSettingsSchema = z.object({
   tls: z.object({ cert: absolutePath(), key: absolutePath(), ca: absolutePath() }),
   /** Radio N of the configuration document drives `radios[N]`. */
   radios: z
-    .array(z.object({ phy: z.string().regex(/^phy[0-9]{1,2}$/), interface: ifname() }))
+    .array(
+      z.object({
+        phy: z.string().regex(/^phy[0-9]{1,2}$/),
+        interface: ifname(),
+        /**
+         * `wired`: hostapd's wired driver on an Ethernet port, an 802.1X authenticator with no
+         * radio (no channel, power or scans); its one SSID must be 802.1X (`wpa2`).
+         */
+        driver: z.enum(['nl80211', 'wired']).default('nl80211'),
+      }),
+    )
     .min(1)
     .max(4),
   model: z.string().min(1).max(64).refine(isSafeText).default('portico-ap'),
