@@ -54,7 +54,7 @@ export async function dialController(target: ControllerTarget): Promise<Ucentral
       ws.close(LINK_CLOSE_PROTOCOL_ERROR, 'text frames only');
       return;
     }
-    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
+    const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
     for (const handler of messages) handler(text);
   });
   ws.on('close', (code: number, reason: Buffer) => {

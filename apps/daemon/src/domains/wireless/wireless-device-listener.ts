@@ -68,7 +68,7 @@ function linkOf(ws: WebSocket, serial: string, remoteAddress: string): UcentralL
       ws.close(LINK_CLOSE_PROTOCOL_ERROR, 'text frames only');
       return;
     }
-    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
+    const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
     for (const handler of messages) handler(text);
   });
   ws.on('close', (code: number, reason: Buffer) => {
@@ -128,7 +128,7 @@ export async function startDeviceListener(options: DeviceListenerOptions): Promi
   });
   server.on('secureConnection', (socket: TLSSocket) => socket.setKeepAlive(true, KEEPALIVE_MS));
   server.on('tlsClientError', () => undefined);
-  server.on('upgrade', (request: IncomingMessage, socket: Duplex) => {
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const tls = socket as TLSSocket;
     const address = addressOf(tls);
     const refuse = (reason: DeviceRefusal) => {
@@ -141,7 +141,7 @@ export async function startDeviceListener(options: DeviceListenerOptions): Promi
     // Wall-clock time, as TLS itself judged the validity.
     const check = checkDeviceCertificate(peer, authority, options.isRevoked, Date.now());
     if (!check.ok) return refuse(check.reason);
-    wss.handleUpgrade(request, socket, Buffer.alloc(0), (ws) => {
+    wss.handleUpgrade(request, socket, head, (ws) => {
       open.add(ws);
       ws.on('close', () => open.delete(ws));
       try {
