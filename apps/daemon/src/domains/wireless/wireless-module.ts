@@ -1,11 +1,13 @@
 import { hostname, networkInterfaces } from 'node:os';
-import { defineDomain } from '../../config/domain-module.js';
+import { contribute, defineDomain } from '../../config/domain-module.js';
+import { RULESET_PARTS } from '../network/network-public.js';
 import { WIRELESS_DEVICE_MIGRATIONS } from './controller/wireless-device-store.js';
 import { wirelessBindings } from './wireless-bindings.js';
 import { WIRELESS_CHANNEL_MIGRATIONS } from './wireless-channel-overrides.js';
 import { registerFirmwareRoutes, registerWirelessRoutes, WIRELESS_PAGES } from './wireless-routes.js';
 import { WirelessService, type WirelessDeps } from './wireless-service.js';
 import { WIRELESS_FIRMWARE_MIGRATIONS } from './wireless-firmware.js';
+import { wirelessRulesetContributor } from './wireless-ruleset.js';
 
 const services = new WeakMap<object, WirelessService>();
 
@@ -23,6 +25,7 @@ export const wirelessModule = defineDomain<'wireless', WirelessDeps>({
   name: 'wireless',
   pages: WIRELESS_PAGES,
   capabilities: [],
+  contributions: (settings) => [contribute(RULESET_PARTS, wirelessRulesetContributor(settings.wirelessPort))],
   migrations: [...WIRELESS_DEVICE_MIGRATIONS, ...WIRELESS_CHANNEL_MIGRATIONS, ...WIRELESS_FIRMWARE_MIGRATIONS],
   bindings: (ctx) =>
     wirelessBindings(
