@@ -29,17 +29,20 @@ describe('the domain list', () => {
     expect(DOMAIN_MODULES.map((m) => m.name).sort()).toEqual(folders);
   });
 
-  test('ruleset parts run in list order: the hotspot before the firewall, Smart QoS last', () => {
+  test('ruleset parts run in list order: the hotspot before the firewall, Smart QoS marks before the VPN servers accept', () => {
     const parts = systemRulesetParts({ qosDownload: 'lan' });
-    expect(parts).toHaveLength(3);
+    expect(parts).toHaveLength(4);
     expect(parts[0]!.entities).toEqual(Object.values(HOTSPOT_ENTITIES));
     expect(parts[1]).toBe(firewallContributor);
     expect(parts[2]!.entities).toEqual(QOS_ENTITY_NAMES);
+    // The VPN servers' ports and tunnels come after Smart QoS: they only accept, never mark.
+    expect(parts[3]!.entities).toEqual(['openvpnServer']);
   });
 
   test('config domains apply in order, and every entity they name feeds them', () => {
     const registry = systemRegistry();
-    expect(registry.renderable()).toEqual(['network', 'conntrack', 'qos']);
+    expect(registry.renderable()).toEqual(['network', 'conntrack', 'qos', 'openvpn-server']);
+    expect(registry.domainsOf(['openvpnServer'])).toEqual(['network', 'openvpn-server']);
     expect(registry.domainsOf(['qosIpRule'])).toEqual(['network', 'qos']);
     expect(registry.domainsOf(['firewallSessionLimit'])).toEqual(['network', 'conntrack']);
   });
