@@ -50,27 +50,44 @@ export function managementCommand(socket: string, command: string, timeoutMs = 3
 
 /** Connected clients, from `status 3` (tab-separated CLIENT_LIST rows). */
 export async function managementSessions(socket: string): Promise<OpenvpnSession[]> {
+  return (await clientRows(socket)).map((row) => row.session);
+}
+
+async function clientRows(socket: string): Promise<Array<{ id: string; session: OpenvpnSession }>> {
   const lines = await managementCommand(socket, 'status 3');
-  const sessions: OpenvpnSession[] = [];
+  const sessions: Array<{ id: string; session: OpenvpnSession }> = [];
   for (const line of lines) {
     const cells = line.split('\t');
     if (cells[0] !== 'CLIENT_LIST') continue;
     sessions.push({
-      name: cells[1] ?? '',
-      from: cells[2] ?? '',
-      address: cells[3] ?? '',
-      rx: Number(cells[5] ?? 0),
-      tx: Number(cells[6] ?? 0),
-      since: Number(cells[8] ?? 0) * 1000,
+      id: cells[10] ?? '',
+      session: {
+        name: cells[1] ?? '',
+        from: cells[2] ?? '',
+        address: cells[3] ?? '',
+        rx: Number(cells[5] ?? 0),
+        tx: Number(cells[6] ?? 0),
+        since: Number(cells[8] ?? 0) * 1000,
+      },
     });
   }
   return sessions;
 }
 
-/** Disconnects every session of this common name; false when it had none. */
-export async function managementKill(socket: string, name: string): Promise<boolean> {
-  const [answer] = await managementCommand(socket, `kill ${name}`);
-  return answer?.startsWith('SUCCESS:') === true;
+/**
+ * Disconnects every session of this common name and tells each client to stop (`HALT`), so a
+ * revoked client neither keeps its tunnel nor keeps retrying; a client kicked off may dial again
+ * (`RESTART`). Over UDP a session only dropped on the server would live on at the client until
+ * its ping timeout. Resolves with the number of sessions ended.
+ */
+export async function managementKill(socket: string, name: string, then: 'HALT' | 'RESTART' = 'HALT'): Promise<number> {
+  let ended = 0;
+  for (const row of await clientRows(socket)) {
+    if (row.session.name !== name || !/^[0-9]+$/.test(row.id)) continue;
+    const [answer] = await managementCommand(socket, `client-kill ${row.id} ${then}`);
+    if (answer?.startsWith('SUCCESS:')) ended++;
+  }
+  return ended;
 }
 
 /** Makes the server read its configuration and certificates again (a new server certificate). */

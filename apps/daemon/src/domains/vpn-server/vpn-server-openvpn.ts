@@ -91,6 +91,8 @@ export function renderOpenvpnServer(server: OpenvpnServer, stateDir: string): st
     '# Portico OpenVPN server. Generated; changes are overwritten.',
     `port ${port(server.port)}`,
     `proto ${proto(server.proto)}`,
+    // A gateway has several addresses: a UDP answer must leave from the one the client dialled.
+    ...(server.proto === 'udp' ? ['multihome'] : []),
     `dev ${OPENVPN_DEVICE}`,
     `dev-type ${server.dev === 'tap' ? 'tap' : 'tun'}`,
     'topology subnet',

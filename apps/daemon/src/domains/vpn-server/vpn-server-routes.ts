@@ -25,8 +25,8 @@ export function registerOpenvpnRoutes(app: FastifyInstance, ctx: AppContext, pki
   const socket = openvpnManagementSocket(ctx.settings.stateDir);
   const settings = () => openvpnSettingsOf(ctx.config.journal.capture());
   /** Cuts the sessions of a name off when the server runs; a stopped server has none. */
-  async function cutOff(name: string): Promise<void> {
-    await managementKill(socket, name).catch((error: unknown) => {
+  async function cutOff(name: string, then: 'HALT' | 'RESTART' = 'HALT'): Promise<void> {
+    await managementKill(socket, name, then).catch((error: unknown) => {
       if (!(error instanceof ManagementUnavailable)) throw error;
     });
   }
@@ -93,7 +93,7 @@ export function registerOpenvpnRoutes(app: FastifyInstance, ctx: AppContext, pki
     if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
     const name = openvpnClientNameBody.safeParse({ name: body.data.name });
     if (!name.success) return failure(MSG.invalid, fieldErrors(name.error));
-    await cutOff(name.data.name);
+    await cutOff(name.data.name, 'RESTART');
     return success();
   });
 }
