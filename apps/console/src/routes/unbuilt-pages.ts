@@ -8,7 +8,6 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/sysstatus/license',
   '/vpnserver/pptpservice',
   '/vpnserver/l2tpservice',
-  '/vpnserver/openvpnservice',
   '/hotspot/ppoeservice',
   '/hotspot/radius',
   '/hotspot/cloudportal',
