@@ -37,10 +37,10 @@ const AREAS_NOT_BUILT = ['Application', 'Cloud/vendor', 'Storage'];
  */
 const FUNCTIONS_NOT_BUILT: Record<'get' | 'post', readonly string[]> = {
   get: [
-    // Firmware upgrade, diagnosis, network parameters, time, remote access, health check, e-mail notice, events, disks, audit, RSA keys.
+    // Firmware upgrade, diagnosis, network parameters, time, remote access, health check, e-mail notice, events, disks, audit.
     'sysconf/bgcheck', 'sysconf/bgcheckresult', 'sysconf/bgdownload', 'sysconf/bgfilecheck', 'sysconf/bgupgrade', 'sysconf/diagnosis',
     'sysconf/netparam', 'sysconf/time', 'sysconf/remoteaccess', 'sysconf/check', 'sysconf/emailinfo', 'sysconf/events', 'sysconf/disk',
-    'sysconf/audit', 'sysconf/health', 'rsa',
+    'sysconf/audit', 'sysconf/health',
     // RADIUS.
     'auth/radius',
     // VPN servers other than OpenVPN.

@@ -115,3 +115,27 @@ describe('OpenVPN client certificates', () => {
     expect(json(await get(h.app, admin, '/api/auth/openvpn/status')).data).toEqual({ running: false, sessions: [] });
   });
 });
+
+describe('the CA page and the client key pairs', () => {
+  test('the CA is shown; a new one issues every valid client again and empties the CRL', async () => {
+    expect(await clients({ action: 'add', name: 'carol' })).toMatchObject({ success: true });
+    const before = json(await get(h.app, admin, '/api/auth/openvpn/ca')).data;
+    expect(before.subject).toBe('CN=Portico OpenVPN CA');
+    expect(before.fingerprint).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+    const carolBefore = json(await get(h.app, admin, '/api/rsa')).data.items.find((c: { name: string }) => c.name === 'carol');
+    expect(json(await post(h.app, admin, '/api/auth/openvpn/ca', { action: 'regenerate' }))).toMatchObject({ success: true, data: { msg: 'msg.openvpn.caRegenerated' } });
+    const after = json(await get(h.app, admin, '/api/auth/openvpn/ca')).data;
+    expect(after.fingerprint).not.toBe(before.fingerprint);
+    const items = json(await get(h.app, admin, '/api/rsa')).data.items as Array<{ name: string; serial: string; status: string }>;
+    const carol = items.find((c) => c.name === 'carol')!;
+    expect(carol.serial).not.toBe(carolBefore.serial);
+    // The new certificate verifies against the new CA; the revoked client stays revoked.
+    const file = join(h.stateDir, 'carol.crt');
+    const { writeFile } = await import('node:fs/promises');
+    expect(items.find((c) => c.name === 'alice')?.status).toBe('revoked');
+    const profile = (await post(h.app, admin, '/api/auth/openvpn/exportconf', { name: 'carol' })).body;
+    await writeFile(file, profile.slice(profile.indexOf('<cert>\n') + 7, profile.indexOf('</cert>')));
+    const verdict = await runCommand(['openssl', 'verify', '-CAfile', join(pkiDir(), 'ca.crt'), '-crl_check', '-CRLfile', join(pkiDir(), 'crl.pem'), file]);
+    expect(verdict.stdout).toContain(': OK');
+  });
+});

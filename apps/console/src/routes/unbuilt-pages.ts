@@ -42,8 +42,6 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/system/telnetclient',
   '/system/networkparameter',
   '/system/clockconfiguration',
-  '/system/clientrsa',
-  '/system/caconfiguration',
   '/logging/systemlogs',
   '/logging/portlogs',
   '/logging/authlogs',

@@ -12,6 +12,8 @@ export const OPENVPN_PATHS = {
   exportconf: 'auth/openvpn/exportconf',
   server: 'auth/openvpn/server',
   status: 'auth/openvpn/status',
+  ca: 'auth/openvpn/ca',
+  rsa: 'rsa',
 } as const;
 
 export interface OpenvpnClientRow {

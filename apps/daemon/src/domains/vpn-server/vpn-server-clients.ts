@@ -43,6 +43,7 @@ export const OPENVPN_MSG = {
   alreadyRevoked: 'msg.openvpn.alreadyRevoked',
   serverReissued: 'msg.openvpn.serverReissued',
   noHost: 'msg.openvpn.noHost',
+  caRegenerated: 'msg.openvpn.caRegenerated',
 } as const;
 
 export class OpenvpnClients {
@@ -101,6 +102,20 @@ export class OpenvpnClients {
     })();
     await this.pki.writeCrl(this.revokedEntries());
     return { ok: true };
+  }
+
+  /**
+   * After a new authority: every valid client gets a new key and certificate of it (profiles
+   * must be downloaded again); revoked clients stay revoked. Old serials mean nothing to the
+   * new authority, so its CRL starts empty.
+   */
+  async reissueAll(): Promise<void> {
+    this.db.prepare('DELETE FROM openvpn_revoked').run();
+    for (const row of this.db.prepare('SELECT name FROM openvpn_clients WHERE revoked IS NULL ORDER BY name').all() as Array<{ name: string }>) {
+      const issued = await this.pki.issueClient(row.name);
+      this.db.prepare('UPDATE openvpn_clients SET serial = ?, certificate = ?, issued = ? WHERE name = ?').run(issued.serial, issued.certificate, issued.issued, row.name);
+    }
+    await this.pki.writeCrl(this.revokedEntries());
   }
 
   /** Removes the client's row and key; a valid certificate is revoked first, so it cannot come back. */

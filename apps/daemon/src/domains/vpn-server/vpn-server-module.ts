@@ -29,7 +29,7 @@ function openvpnDomain(stateDir: string): ConfigDomain {
 
 export const vpnServerModule = defineDomain({
   name: 'vpn-server',
-  pages: ['openvpnservice'],
+  pages: ['openvpnservice', 'caconfiguration', 'clientrsa'],
   formats: [
     {
       name: 'openvpn',

@@ -137,6 +137,26 @@ export class OpenvpnPki {
     return this.ca;
   }
 
+  /** A new authority (and server certificate): every certificate of the old one stops working. */
+  async regenerateAuthority(): Promise<void> {
+    await this.createAuthority();
+    await this.issueServer();
+    await this.writeCrl([]);
+  }
+
+  /** What the CA page shows of the authority. */
+  async authorityInfo(): Promise<{ subject: string; notBefore: number; notAfter: number; serial: string; fingerprint: string }> {
+    const { cert } = await this.authority();
+    const digest = Buffer.from(await cert.getThumbprint('SHA-256')).toString('hex').toUpperCase();
+    return {
+      subject: cert.subject,
+      notBefore: cert.notBefore.getTime(),
+      notAfter: cert.notAfter.getTime(),
+      serial: cert.serialNumber,
+      fingerprint: digest.match(/../g)!.join(':'),
+    };
+  }
+
   async caCertificate(): Promise<string> {
     return readFile(this.files.caCert, 'utf8');
   }

@@ -79,6 +79,32 @@ export function registerOpenvpnRoutes(app: FastifyInstance, ctx: AppContext, pki
     return success({ msg: OPENVPN_MSG.serverReissued });
   });
 
+  // The CA page (/system/caconfiguration): the authority, its certificate, a new one.
+  app.get('/api/auth/openvpn/ca', { config: { policy: { module: 'caconfiguration', effect: 'read' }, doc: { summary: 'The OpenVPN certificate authority' } } }, async () =>
+    success({ ...(await pki.authorityInfo()), certificate: await pki.caCertificate() }),
+  );
+  app.post('/api/auth/openvpn/ca', { config: { policy: { module: 'caconfiguration', effect: 'write' }, doc: { summary: 'action regenerate: a new CA; every client certificate issued again' } } }, async (request) => {
+    const body = z.object({ action: z.literal('regenerate') }).safeParse(request.body ?? {});
+    if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
+    await pki.regenerateAuthority();
+    await clients.reissueAll();
+    // Sessions of the old authority end; the server takes the new files.
+    await managementReload(socket).catch((error: unknown) => {
+      if (!(error instanceof ManagementUnavailable)) throw error;
+    });
+    return success({ ...(await pki.authorityInfo()), msg: OPENVPN_MSG.caRegenerated });
+  });
+
+  // Client key pairs (/system/clientrsa, spec §7 `rsa`): the clients of the device's PKI.
+  app.get('/api/rsa', { config: { policy: { module: 'clientrsa', effect: 'read' }, doc: { summary: 'Client key pairs of the device PKI' } } }, async () =>
+    success({ items: clients.list(), total: clients.list().length }),
+  );
+  app.post('/api/rsa', { config: { policy: { module: 'clientrsa', effect: 'write', actionEffects: { get: 'read' } }, doc: { summary: 'action get: the client key pairs' } } }, async (request) => {
+    const body = z.object({ action: z.literal('get') }).safeParse(request.body ?? {});
+    if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
+    return success({ items: clients.list(), total: clients.list().length });
+  });
+
   app.get('/api/auth/openvpn/status', { config: { policy: { module: MODULE, effect: 'read' }, doc: { summary: 'Running or stopped, and the online sessions', response: z.object({ running: z.boolean(), sessions: z.array(openvpnSessionSchema) }) } } }, async () => {
     try {
       return success({ running: true, sessions: await managementSessions(socket) });
