@@ -6,6 +6,7 @@ import { OpenvpnClients, OPENVPN_MIGRATIONS } from './vpn-server-clients.js';
 import { openvpnLinuxActivation } from './vpn-server-activation.js';
 import { checkOpenvpnConf, OPENVPN_FILES, openvpnPkiDir, renderOpenvpnServer } from './vpn-server-openvpn.js';
 import { OpenvpnPki } from './vpn-server-pki.js';
+import { vpnServerBackup } from './vpn-server-backup.js';
 import { openvpnSettingsOf, vpnServerContributor } from './vpn-server-ruleset.js';
 import { registerOpenvpnRoutes } from './vpn-server-routes.js';
 
@@ -43,6 +44,7 @@ export const vpnServerModule = defineDomain({
   configDomains: ({ settings }) => [openvpnDomain(settings.stateDir)],
   activation: { linux: openvpnLinuxActivation },
   migrations: OPENVPN_MIGRATIONS,
+  backup: vpnServerBackup,
   async register(app, ctx) {
     const pki = new OpenvpnPki(openvpnPkiDir(ctx.settings.stateDir), ctx.now);
     const clients = new OpenvpnClients(ctx.db, pki, ctx.now);

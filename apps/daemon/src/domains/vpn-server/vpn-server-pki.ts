@@ -85,7 +85,6 @@ export interface RevokedEntry {
 
 export class OpenvpnPki {
   readonly files: ReturnType<typeof pkiFiles>;
-  private ca: { key: CryptoKey; cert: x509.X509Certificate } | undefined;
 
   constructor(
     dir: string,
@@ -121,20 +120,17 @@ export class OpenvpnPki {
     });
     await writeAtomic(this.files.caKey, await privatePem(keys.privateKey), 0o600);
     await writeAtomic(this.files.caCert, `${cert.toString('pem')}\n`, 0o644);
-    this.ca = undefined;
     // A new authority invalidates every certificate of the old one, the server's included.
     await rm(this.files.serverCert, { force: true });
     await rm(this.files.crl, { force: true });
   }
 
+  /** Read at each use: a restore or a new authority replaces the files under a running daemon. */
   private async authority(): Promise<{ key: CryptoKey; cert: x509.X509Certificate }> {
-    if (!this.ca) {
-      this.ca = {
-        key: await importPrivate(await readFile(this.files.caKey, 'utf8')),
-        cert: new x509.X509Certificate(await readFile(this.files.caCert, 'utf8')),
-      };
-    }
-    return this.ca;
+    return {
+      key: await importPrivate(await readFile(this.files.caKey, 'utf8')),
+      cert: new x509.X509Certificate(await readFile(this.files.caCert, 'utf8')),
+    };
   }
 
   /** A new authority (and server certificate): every certificate of the old one stops working. */

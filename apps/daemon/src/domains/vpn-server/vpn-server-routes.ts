@@ -24,6 +24,8 @@ const sessionAction = z.object({ action: z.literal('kick'), name: z.string() });
 export function registerOpenvpnRoutes(app: FastifyInstance, ctx: AppContext, pki: OpenvpnPki, clients: OpenvpnClients): void {
   const socket = openvpnManagementSocket(ctx.settings.stateDir);
   const settings = () => openvpnSettingsOf(ctx.config.journal.capture());
+  // A factory reset removes the PKI under the running daemon: what is missing is made again.
+  const ensurePki = () => pki.ensure(clients.revokedEntries());
   /** Cuts the sessions of a name off when the server runs; a stopped server has none. */
   async function cutOff(name: string, then: 'HALT' | 'RESTART' = 'HALT'): Promise<void> {
     await managementKill(socket, name, then).catch((error: unknown) => {
@@ -38,6 +40,7 @@ export function registerOpenvpnRoutes(app: FastifyInstance, ctx: AppContext, pki
   app.post('/api/auth/openvpn/clients', { config: { policy: { module: MODULE, effect: 'write' }, doc: { summary: 'action add (name, remark), revoke or delete (name)' } } }, async (request) => {
     const action = clientAction.safeParse(request.body ?? {});
     if (!action.success) return failure(MSG.invalid, fieldErrors(action.error));
+    await ensurePki();
     if (action.data.action === 'add') {
       const body = openvpnClientAddBody.safeParse(request.body);
       if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
@@ -60,6 +63,7 @@ export function registerOpenvpnRoutes(app: FastifyInstance, ctx: AppContext, pki
     if (row.revoked !== null) return failure(OPENVPN_MSG.alreadyRevoked);
     const server = settings();
     if (server.host === '') return failure(OPENVPN_MSG.noHost, { host: 'validation.required' });
+    await ensurePki();
     const profile = renderOpenvpnProfile(server, { name: row.name, ca: await pki.caCertificate(), certificate: row.certificate, key: await pki.clientKey(row.name) });
     return reply
       .header('content-type', 'application/x-openvpn-profile; charset=utf-8')
@@ -71,6 +75,7 @@ export function registerOpenvpnRoutes(app: FastifyInstance, ctx: AppContext, pki
   app.post('/api/auth/openvpn/server', { config: { policy: { module: MODULE, effect: 'write' }, doc: { summary: 'action reissue: a new server key and certificate' } } }, async (request) => {
     const body = z.object({ action: z.literal('reissue') }).safeParse(request.body ?? {});
     if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
+    await ensurePki();
     await pki.issueServer();
     // The running server reads its files again; new handshakes get the new certificate.
     await managementReload(socket).catch((error: unknown) => {
@@ -80,9 +85,10 @@ export function registerOpenvpnRoutes(app: FastifyInstance, ctx: AppContext, pki
   });
 
   // The CA page (/system/caconfiguration): the authority, its certificate, a new one.
-  app.get('/api/auth/openvpn/ca', { config: { policy: { module: 'caconfiguration', effect: 'read' }, doc: { summary: 'The OpenVPN certificate authority' } } }, async () =>
-    success({ ...(await pki.authorityInfo()), certificate: await pki.caCertificate() }),
-  );
+  app.get('/api/auth/openvpn/ca', { config: { policy: { module: 'caconfiguration', effect: 'read' }, doc: { summary: 'The OpenVPN certificate authority' } } }, async () => {
+    await ensurePki();
+    return success({ ...(await pki.authorityInfo()), certificate: await pki.caCertificate() });
+  });
   app.post('/api/auth/openvpn/ca', { config: { policy: { module: 'caconfiguration', effect: 'write' }, doc: { summary: 'action regenerate: a new CA; every client certificate issued again' } } }, async (request) => {
     const body = z.object({ action: z.literal('regenerate') }).safeParse(request.body ?? {});
     if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
