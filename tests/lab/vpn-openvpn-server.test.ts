@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createLab, inNs, setClientAddress, type Lab } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
 import { LabDaemon } from './lab-daemon.js';
+import { managementCommand } from '../../apps/daemon/src/domains/vpn-server/vpn-server-management.js';
 
 /**
  * The OpenVPN server for real: the built daemon on the linux driver in the gateway namespace,
@@ -104,4 +105,14 @@ describe('OpenVPN server in the lab', () => {
     expect(pingFromBob()).toBe(0);
     expect(bob.log().match(/Initialization Sequence Completed/g)).toHaveLength(1);
   }, 240_000);
+
+  test('a server that dies is started again by the daemon', async () => {
+    const socket = join(daemon.stateDir, 'vpn-server/openvpn.sock');
+    const answer = await managementCommand(socket, 'pid');
+    const pid = Number(/pid=(\d+)/.exec(answer[0] ?? '')?.[1]);
+    expect(pid).toBeGreaterThan(1);
+    process.kill(pid, 'SIGKILL');
+    await expect.poll(async () => Number(/pid=(\d+)/.exec((await managementCommand(socket, 'pid').catch(() => ['']))[0] ?? '')?.[1] ?? 0), { timeout: 30_000, interval: 200 }).not.toBe(pid);
+    await expect.poll(() => daemon.http('GET', '/api/auth/openvpn/status').json?.data?.running, { timeout: 30_000, interval: 200 }).toBe(true);
+  }, 60_000);
 });
