@@ -62,7 +62,7 @@ export class LabDaemon {
   }
 
   /** One HTTP request from the administrator's LAN client; status 0 when nothing answered. */
-  http(method: string, path: string, body?: unknown, timeoutMs = 4000): { status: number; json?: any } {
+  http(method: string, path: string, body?: unknown, timeoutMs = 4000): { status: number; json?: any; text: string } {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (this.cookie) headers.cookie = this.cookie;
     if (this.csrf) headers['x-csrf-token'] = this.csrf;
@@ -73,7 +73,14 @@ export class LabDaemon {
     });
     const answer = JSON.parse(result.stdout || '{"status":0}') as { status: number; body?: string; setCookie?: string[] };
     for (const c of answer.setCookie ?? []) if (c.includes('_sid=')) this.cookie = c.split(';')[0]!;
-    return { status: answer.status, json: answer.body ? JSON.parse(answer.body) : undefined };
+    // Downloads (profiles, archives) are not JSON: their text is the answer.
+    let parsed: unknown;
+    try {
+      parsed = answer.body ? JSON.parse(answer.body) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: answer.status, json: parsed, text: answer.body ?? '' };
   }
 
   /** Sends a request from the admin client without waiting for any answer. */

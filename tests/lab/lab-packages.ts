@@ -18,6 +18,8 @@ export const LAB_PACKAGES: Record<string, string> = {
   '/usr/sbin/iptables-legacy': 'iptables',
   // Compiles the daemon's eBPF classifier for download shaping on IFB (apps/daemon/bpf-build.mjs).
   '/usr/bin/clang': 'clang',
+  // The OpenVPN server the daemon runs, and the lab's OpenVPN client.
+  '/usr/sbin/openvpn': 'openvpn',
 };
 
 /** What the AP agent's lab test needs: hostapd (wired driver), a wpa_supplicant station, iw. */

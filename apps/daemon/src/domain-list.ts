@@ -15,12 +15,13 @@ import { firewallModule } from './domains/firewall/firewall-module.js';
 import { qosModule } from './domains/qos/qos-module.js';
 import { maintainModule } from './domains/maintain/maintain-module.js';
 import { wirelessModule } from './domains/wireless/wireless-module.js';
+import { vpnServerModule } from './domains/vpn-server/vpn-server-module.js';
 
 /**
  * Every domain of the daemon, in order. The order is the apply order of their configuration
  * (the network first: the others build on its devices) and the order in which their parts run
  * inside the one ruleset's extension chains (the hotspot's redirects before the firewall's
- * rules, Smart QoS's marks last). Adding a domain: its folder, one line here.
+ * rules, Smart QoS's marks after them, the VPN servers' accepts last). Adding a domain: its folder, one line here.
  */
 export const DOMAIN_MODULES = [
   authModule,
@@ -34,6 +35,7 @@ export const DOMAIN_MODULES = [
   firewallModule,
   qosModule,
   wirelessModule,
+  vpnServerModule,
   maintainModule,
 ] as const;
 

@@ -25,10 +25,11 @@ const BUILT_AREAS = [
   'System (admin/sysconf/rsa)',
   'Hotspot (auth/portal)',
   'Wireless/CPE (ac)',
+  'VPN server (auth/{name})',
 ];
 
 /** Areas nothing of which is built yet. */
-const AREAS_NOT_BUILT = ['Application', 'VPN server (auth/{name})', 'Cloud/vendor', 'Storage'];
+const AREAS_NOT_BUILT = ['Application', 'Cloud/vendor', 'Storage'];
 
 /**
  * Paths of built areas whose functions are not built yet: they answer 404 until they are, and
@@ -36,17 +37,20 @@ const AREAS_NOT_BUILT = ['Application', 'VPN server (auth/{name})', 'Cloud/vendo
  */
 const FUNCTIONS_NOT_BUILT: Record<'get' | 'post', readonly string[]> = {
   get: [
-    // Firmware upgrade, diagnosis, network parameters, time, remote access, health check, e-mail notice, events, disks, audit, RSA keys.
+    // Firmware upgrade, diagnosis, network parameters, time, remote access, health check, e-mail notice, events, disks, audit.
     'sysconf/bgcheck', 'sysconf/bgcheckresult', 'sysconf/bgdownload', 'sysconf/bgfilecheck', 'sysconf/bgupgrade', 'sysconf/diagnosis',
     'sysconf/netparam', 'sysconf/time', 'sysconf/remoteaccess', 'sysconf/check', 'sysconf/emailinfo', 'sysconf/events', 'sysconf/disk',
-    'sysconf/audit', 'sysconf/health', 'rsa',
+    'sysconf/audit', 'sysconf/health',
     // RADIUS.
     'auth/radius',
+    // VPN servers other than OpenVPN.
+    'auth/pptp', 'auth/l2tp', 'auth/pppoe', 'auth/ipsec',
   ],
   post: [
     'sysconf/diagnosis', 'sysconf/netparam', 'sysconf/time', 'sysconf/system', 'sysconf/remoteaccess', 'sysconf/syslog', 'sysconf/log',
     'sysconf/events', 'sysconf/emailinfo', 'sysconf/check', 'sysconf/disk', 'sysconf/auditdisk', 'sysconf/audit',
     'auth/radius',
+    'auth/pptp', 'auth/l2tp', 'auth/pppoe', 'auth/ipsec',
   ],
 };
 

@@ -152,8 +152,9 @@ describe('backup of the hotspot tables', () => {
     expect(manifest.parts).toEqual([
       { name: 'hotspot-config', counts: { users: 2 } },
       { name: 'voucher', counts: { voucherBatches: 1, vouchers: 4 } },
+      { name: 'vpn-server', counts: { openvpnClients: 0, openvpnRevoked: 0 } },
     ]);
-    expect(entries.map((e) => e.header.name)).toEqual(['manifest.json', 'config.json', 'secrets.enc', ...PART_ENTRIES, 'signature']);
+    expect(entries.map((e) => e.header.name)).toEqual(['manifest.json', 'config.json', 'secrets.enc', ...PART_ENTRIES, 'vpn-server.enc', 'signature']);
     const all = Buffer.concat(entries.map((e) => e.body!));
     const exported = vouchers(a).exportState();
     expect(all.includes(Buffer.from(exported.vouchers[0]!.code_hash))).toBe(false);

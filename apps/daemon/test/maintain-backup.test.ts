@@ -48,7 +48,7 @@ describe('backup download', () => {
   test('is a tar.gz of manifest, rows, sealed secrets, the sealed parts of the domains and signature, with no secret in clear', async () => {
     const archive = await download(admin);
     const entries = await unpack(archive);
-    expect(entries.map((e) => e.header.name)).toEqual(['manifest.json', 'config.json', 'secrets.enc', 'hotspot-config.enc', 'voucher.enc', 'signature']);
+    expect(entries.map((e) => e.header.name)).toEqual(['manifest.json', 'config.json', 'secrets.enc', 'hotspot-config.enc', 'voucher.enc', 'vpn-server.enc', 'signature']);
     expect(entries.every((e) => e.header.type === 'file')).toBe(true);
     const manifest = JSON.parse(entries[0]!.body!.toString());
     expect(manifest).toMatchObject({
@@ -59,6 +59,7 @@ describe('backup download', () => {
       parts: [
         { name: 'hotspot-config', counts: { users: 0 } },
         { name: 'voucher', counts: { voucherBatches: 0, vouchers: 0 } },
+        { name: 'vpn-server', counts: { openvpnClients: 0, openvpnRevoked: 0 } },
       ],
     });
     expect(manifest).not.toHaveProperty('hotspot');

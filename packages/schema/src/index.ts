@@ -18,3 +18,4 @@ export * from './firewall/index.js';
 export * from './qos/index.js';
 export * from './ucentral/index.js';
 export * from './wireless/index.js';
+export * from './vpn-server/index.js';

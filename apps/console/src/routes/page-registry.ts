@@ -36,6 +36,10 @@ export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/sysstatus/stainfo': lazy(() => import('../pages/wireless/station-list-page.js')),
   '/logging/smslogs': lazy(() => import('../pages/logging/sms-log-page.js')),
   '/hotspot/ldap': lazy(() => import('../pages/hotspot/ldap-page.js')),
+  '/vpnserver/openvpnservice': lazy(() => import('../pages/vpn-server/openvpn-page.js')),
+  '/system/caconfiguration': lazy(() => import('../pages/vpn-server/ca-config-page.js')),
+  '/system/clientrsa': lazy(() => import('../pages/vpn-server/client-rsa-page.js')),
+  '/vpnserver/openvpnservice/exportconf': lazy(() => import('../pages/vpn-server/openvpn-export-page.js')),
   ...HOTSPOT_PAGES,
 };
 

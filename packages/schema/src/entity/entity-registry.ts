@@ -32,6 +32,7 @@ import { qosIsp, qosLoadBalance } from '../qos/qos-load-balance.js';
 
 import { hotspotSms } from '../hotspot/hotspot-sms.js';
 import { hotspotLdap } from '../hotspot/hotspot-ldap.js';
+import { openvpnServer } from '../vpn-server/openvpn-server.js';
 import { apGroup, wirelessSsid, apMacFilter, cpeProfile } from '../wireless/index.js';
 /**
  * Every declared entity, one line each. The daemon registers routes for all of them, the
@@ -83,6 +84,7 @@ export const ENTITIES: readonly AnyEntity[] = [
   wirelessSsid as unknown as AnyEntity,
   apMacFilter as unknown as AnyEntity,
   cpeProfile as unknown as AnyEntity,
+  openvpnServer as unknown as AnyEntity,
 ];
 
 export function entityByPath(path: string): AnyEntity | undefined {
