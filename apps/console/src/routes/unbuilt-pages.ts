@@ -14,7 +14,6 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/hotspot/cloudportal',
   '/hotspot/rusystem',
   '/hotspot/cmccweb',
-  '/hotspot/wifidog',
   '/cloud/cloud',
   '/cloud/sdlan',
   '/cloud/vendor999',

@@ -9,3 +9,4 @@ export * from './hotspot-voucher.js';
 export * from './hotspot-rules.js';
 export * from './hotspot-sms.js';
 export * from './hotspot-ldap.js';
+export * from './hotspot-wifidog.js';

@@ -18,12 +18,18 @@ import {
   type HotspotZone as HotspotZoneRow,
 } from '@portico/schema';
 import type { ConfigSnapshot } from '../../config/config-types.js';
-import type { HotspotConfig, HotspotPlan, HotspotZone, OutsideSignIn, ReminderSettings } from './hotspot-types.js';
+import type { ExternalPortal, HotspotConfig, HotspotPlan, HotspotZone, OutsideSignIn, ReminderSettings } from './hotspot-types.js';
 
 const OUTSIDE_SIGN_IN: readonly string[] = ['ldap', 'sms'] satisfies OutsideSignIn[];
 /** Auth models whose zones sign in on the built-in portal by an outside check (LDAP, SMS code). */
 function isOutsideSignIn(model: string): model is OutsideSignIn {
   return OUTSIDE_SIGN_IN.includes(model);
+}
+
+const EXTERNAL_PORTALS: readonly string[] = ['wifidog'] satisfies ExternalPortal[];
+/** Auth models whose zones sign in on an outside portal server the gateway redirects to. */
+function isExternalPortal(model: string): model is ExternalPortal {
+  return EXTERNAL_PORTALS.includes(model);
 }
 
 /**
@@ -68,7 +74,7 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
   const zones: HotspotZone[] = rows<HotspotZoneRow>(snapshot, HOTSPOT_ENTITIES.zone)
     // The built-in portal serves the web-portal zones and those signing in by LDAP or SMS code
     // on it; other models authenticate elsewhere.
-    .filter((zone) => zone.enabled && (zone.authmodel === 'webportal' || isOutsideSignIn(zone.authmodel)))
+    .filter((zone) => zone.enabled && (zone.authmodel === 'webportal' || isOutsideSignIn(zone.authmodel) || isExternalPortal(zone.authmodel)))
     .map((zone) => ({
       name: zone.name,
       interfaces: [zone.ifname],
@@ -80,7 +86,8 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
       chargetext: linesText(portal.chargetext),
       tos: linesText(terms.content),
       tosTitle: terms.title,
-      methods: isOutsideSignIn(zone.authmodel) ? [zone.authmodel] : [...portal.methods],
+      methods: isOutsideSignIn(zone.authmodel) ? [zone.authmodel] : isExternalPortal(zone.authmodel) ? [] : [...portal.methods],
+      ...(isExternalPortal(zone.authmodel) ? { externalPortal: zone.authmodel } : {}),
       password: portal.password ?? '',
       redirectUrl: portal.redirect_url,
       sessionSeconds: durationSeconds(zone.authtime, zone.authtime_unit),

@@ -21,6 +21,8 @@ import { registerSmsPortal } from './sms/sms-portal.js';
 import { smsSignIn } from './sms/sms-signin.js';
 import { localUsers } from '../hotspot-config/hotspot-config-public.js';
 import { LoginLimiter, PORTAL_GUESS_POLICY } from '../../plugins/login-limiter.js';
+import { realScheduler, type Scheduler } from '../../config/config-types.js';
+import { WifidogService, wifidogSettings } from './wifidog/wifidog-service.js';
 
 /** Services the hotspot uses; tests pass a data plane, neighbours and credentials. */
 export interface HotspotDeps {
@@ -29,11 +31,14 @@ export interface HotspotDeps {
   credentials?: HotspotCredentials;
   reminders?: ReminderRedirect;
   run?: CommandRunner;
+  /** Timers of the outside portals' loops (WiFiDog counters and heartbeats); tests fire them. */
+  schedule?: Scheduler;
 }
 
 export interface HotspotRuntime {
   engine: HotspotEngine;
   portal: FastifyInstance;
+  wifidog: WifidogService;
 }
 
 declare module 'fastify' {
@@ -100,6 +105,17 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     (entity.schema as { parse(v: unknown): T }).parse(snapshot()[entity.name]?.find((r) => r.id === '')?.data ?? {});
   const neighbours = deps.neighbours ?? (linux ? linuxNeighbours(run) : simNeighbours);
   const zoneFor = (ip: string) => clientZone(current().zones, ip, settings.driver);
+  const wifidog = new WifidogService({
+    engine,
+    settings: () => wifidogSettings((entity) => snapshot()[entity]?.find((r) => r.id === '')?.data),
+    zoneFor,
+    neighbours,
+    portalPort: settings.portalPort,
+    schedule: deps.schedule ?? realScheduler,
+    now: ctx.now,
+    report: (error, what) => app.log.warn({ err: error }, what),
+  });
+  const wifidogInUse = () => current().config.zones.some((z) => z.externalPortal === 'wifidog');
   const portal = await buildPortalServer({
     engine,
     portalPort: settings.portalPort,
@@ -107,6 +123,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     logLevel: settings.logLevel,
     neighbours,
     zoneFor,
+    externalLogin: (zone, client, original) => (zone.zone.externalPortal === 'wifidog' ? wifidog.loginUrl(zone, client, original) : null),
     files: { stateDir: settings.stateDir, customPortal: () => single<HotspotPortal>(hotspotPortal).customportal },
     notices(zone) {
       const local = single<HotspotLocalNotice>(hotspotLocalNotice);
@@ -134,12 +151,16 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
   // SMS-code sign-in: the portal's send-code route.
   registerSmsPortal(portal, { sms: smsSignIn(ctx), zoneFor, neighbours });
 
+  // WiFiDog: the auth server's return to /wifidog/auth?token= on the portal listener.
+  wifidog.register(portal);
+
   registerHotspotAdminRoutes(app, engine);
-  const runtime: HotspotRuntime = { engine, portal };
+  const runtime: HotspotRuntime = { engine, portal, wifidog };
   app.decorate('hotspot', runtime);
 
   // The ruleset (with the hotspot's sets) is loaded while the daemon starts; the engine
   // restores its clients into it once the app is ready.
+  let stopFollowing = () => {};
   app.addHook('onReady', async () => {
     try {
       await engine.start();
@@ -148,11 +169,26 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     }
     engine.startTimers();
     await portal.ready();
+    // The WiFiDog gateway follows the saved zones and section: checked now, every few seconds
+    // (the snapshot is re-read only after a commit) and on each captive request of its zones.
+    const follow = () => {
+      try {
+        wifidog.sync(wifidogInUse());
+      } catch (error) {
+        app.log.error({ err: error }, 'wifidog could not be started');
+      }
+    };
+    follow();
+    const timer = setInterval(follow, 5000);
+    timer.unref();
+    stopFollowing = () => clearInterval(timer);
   });
   app.addHook('onListen', async () => {
     await portal.listen({ port: settings.portalPort, host: settings.host });
   });
   app.addHook('onClose', async () => {
+    stopFollowing();
+    wifidog.stop();
     await portal.close();
     await engine.stop();
   });
