@@ -47,4 +47,5 @@ export const ENTITY_ROUTES: readonly string[] = [
   '/hotspot/sms',
   '/hotspot/ldap',
   '/hotspot/wifidog',
+  '/hotspot/cmccweb',
 ];

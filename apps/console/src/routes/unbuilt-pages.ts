@@ -13,7 +13,6 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/hotspot/radius',
   '/hotspot/cloudportal',
   '/hotspot/rusystem',
-  '/hotspot/cmccweb',
   '/cloud/cloud',
   '/cloud/sdlan',
   '/cloud/vendor999',

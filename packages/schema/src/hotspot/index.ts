@@ -10,3 +10,4 @@ export * from './hotspot-rules.js';
 export * from './hotspot-sms.js';
 export * from './hotspot-ldap.js';
 export * from './hotspot-wifidog.js';
+export * from './hotspot-cmcc.js';

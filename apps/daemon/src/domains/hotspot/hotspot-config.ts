@@ -26,7 +26,7 @@ function isOutsideSignIn(model: string): model is OutsideSignIn {
   return OUTSIDE_SIGN_IN.includes(model);
 }
 
-const EXTERNAL_PORTALS: readonly string[] = ['wifidog'] satisfies ExternalPortal[];
+const EXTERNAL_PORTALS: readonly string[] = ['wifidog', 'cmcc'] satisfies ExternalPortal[];
 /** Auth models whose zones sign in on an outside portal server the gateway redirects to. */
 function isExternalPortal(model: string): model is ExternalPortal {
   return EXTERNAL_PORTALS.includes(model);

@@ -57,7 +57,7 @@ export interface PortalDeps {
   files?: PortalFilesSource;
   logLevel?: string;
   /** Where a captive client of a zone with an outside portal (wifidog) signs in; null: not set up. */
-  externalLogin?(zone: PortalZone, client: { ip: string; mac: string }, original: string): string | null;
+  externalLogin?(zone: PortalZone, client: { ip: string; mac: string }, original: string): Promise<string | null> | string | null;
 }
 
 /** Self-service pages, reached under /user and under /terminal/user (spec §2 public routes). */
@@ -295,7 +295,7 @@ export async function buildPortalServer(deps: PortalDeps): Promise<FastifyInstan
     if (!engine.session(ip) && (ended === 'quota' || ended === 'expired')) return reply.redirect(`${base}/notice/expired`, 302);
     if (zone?.zone.externalPortal && deps.externalLogin && !engine.session(ip)) {
       const mac = await deps.neighbours(ip);
-      const outside = mac && !engine.isBlocked(mac) ? deps.externalLogin(zone, { ip, mac }, original) : null;
+      const outside = mac && !engine.isBlocked(mac) ? await deps.externalLogin(zone, { ip, mac }, original) : null;
       if (outside) return reply.redirect(outside, 302);
     }
     return reply.redirect(`${base}/auth/portal?url=${encodeURIComponent(original)}`, 302);

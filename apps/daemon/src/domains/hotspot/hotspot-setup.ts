@@ -23,6 +23,7 @@ import { localUsers } from '../hotspot-config/hotspot-config-public.js';
 import { LoginLimiter, PORTAL_GUESS_POLICY } from '../../plugins/login-limiter.js';
 import { realScheduler, type Scheduler } from '../../config/config-types.js';
 import { WifidogService, wifidogSettings } from './wifidog/wifidog-service.js';
+import { CmccService, cmccSettings } from './cmcc/cmcc-service.js';
 
 /** Services the hotspot uses; tests pass a data plane, neighbours and credentials. */
 export interface HotspotDeps {
@@ -39,6 +40,7 @@ export interface HotspotRuntime {
   engine: HotspotEngine;
   portal: FastifyInstance;
   wifidog: WifidogService;
+  cmcc: CmccService;
 }
 
 declare module 'fastify' {
@@ -90,15 +92,17 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     return configCache;
   };
 
+  const credentials = deps.credentials ?? deviceCredentials(ctx, (what, detail) => app.log.warn({ detail }, what));
+  const guard = new LoginLimiter(ctx.db, ctx.now, PORTAL_GUESS_POLICY);
   const engine = new HotspotEngine({
     dataplane: deps.dataplane ?? (linux ? new NftDataplane(run) : new SimDataplane()),
     config: () => current().config,
-    credentials: deps.credentials ?? deviceCredentials(ctx, (what, detail) => app.log.warn({ detail }, what)),
+    credentials,
     now: ctx.now,
     reminders: deps.reminders ?? (linux ? new NftReminderRedirect(run) : new SimReminderRedirect()),
     stateFile: join(settings.stateDir, 'hotspot-state.json'),
     report: (error, what) => app.log.error({ err: error }, what),
-    guard: new LoginLimiter(ctx.db, ctx.now, PORTAL_GUESS_POLICY),
+    guard,
   });
 
   const single = <T>(entity: { name: string; schema: unknown }): T =>
@@ -116,6 +120,16 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     report: (error, what) => app.log.warn({ err: error }, what),
   });
   const wifidogInUse = () => current().config.zones.some((z) => z.externalPortal === 'wifidog');
+  const cmcc = new CmccService({
+    engine,
+    settings: () => cmccSettings((entity) => snapshot()[entity]?.find((r) => r.id === '')?.data),
+    zoneFor,
+    neighbours,
+    verifyLocalUser: (username, password) => credentials.verifyLocalUser(username, password),
+    limiter: guard,
+    report: (error, what) => app.log.warn({ err: error }, what),
+  });
+  const cmccInUse = () => current().config.zones.some((z) => z.externalPortal === 'cmcc');
   const portal = await buildPortalServer({
     engine,
     portalPort: settings.portalPort,
@@ -123,7 +137,11 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     logLevel: settings.logLevel,
     neighbours,
     zoneFor,
-    externalLogin: (zone, client, original) => (zone.zone.externalPortal === 'wifidog' ? wifidog.loginUrl(zone, client, original) : null),
+    externalLogin: (zone, client, original) => {
+      if (zone.zone.externalPortal === 'wifidog') return wifidog.loginUrl(zone, client, original);
+      if (zone.zone.externalPortal === 'cmcc') return cmcc.loginUrl(client, original);
+      return null;
+    },
     files: { stateDir: settings.stateDir, customPortal: () => single<HotspotPortal>(hotspotPortal).customportal },
     notices(zone) {
       const local = single<HotspotLocalNotice>(hotspotLocalNotice);
@@ -155,7 +173,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
   wifidog.register(portal);
 
   registerHotspotAdminRoutes(app, engine);
-  const runtime: HotspotRuntime = { engine, portal, wifidog };
+  const runtime: HotspotRuntime = { engine, portal, wifidog, cmcc };
   app.decorate('hotspot', runtime);
 
   // The ruleset (with the hotspot's sets) is loaded while the daemon starts; the engine
@@ -169,7 +187,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     }
     engine.startTimers();
     await portal.ready();
-    // The WiFiDog gateway follows the saved zones and section: checked now, every few seconds
+    // The WiFiDog gateway and the CMCC access controller follow the saved zones and sections: checked now, every few seconds
     // (the snapshot is re-read only after a commit) and on each captive request of its zones.
     const follow = () => {
       try {
@@ -177,6 +195,10 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
       } catch (error) {
         app.log.error({ err: error }, 'wifidog could not be started');
       }
+      cmcc
+        .sync(cmccInUse())
+        .then(() => cmcc.releaseEnded())
+        .catch((error) => app.log.error({ err: error }, 'cmcc access controller failed'));
     };
     follow();
     const timer = setInterval(follow, 5000);
@@ -189,6 +211,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
   app.addHook('onClose', async () => {
     stopFollowing();
     wifidog.stop();
+    await cmcc.stop();
     await portal.close();
     await engine.stop();
   });

@@ -9,9 +9,10 @@ export type PortalMethod = 'voucher' | 'local' | 'password' | 'onekey' | Outside
 export type OutsideSignIn = 'ldap' | 'sms';
 /**
  * Sign-in on an outside portal server the captive client is sent to (wifidog/); the gateway
- * admits the client on that server's word, never through the built-in portal's form.
+ * admits the client on that server's word (cmcc/: after checking the credentials it relays),
+ * never through the built-in portal's form.
  */
-export type ExternalPortal = 'wifidog';
+export type ExternalPortal = 'wifidog' | 'cmcc';
 
 export interface HotspotZone {
   name: string;
