@@ -48,4 +48,5 @@ export const ENTITY_ROUTES: readonly string[] = [
   '/hotspot/ldap',
   '/hotspot/wifidog',
   '/hotspot/cmccweb',
+  '/hotspot/rusystem',
 ];

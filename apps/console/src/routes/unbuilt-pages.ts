@@ -12,7 +12,6 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/hotspot/ppoeservice',
   '/hotspot/radius',
   '/hotspot/cloudportal',
-  '/hotspot/rusystem',
   '/cloud/cloud',
   '/cloud/sdlan',
   '/cloud/vendor999',

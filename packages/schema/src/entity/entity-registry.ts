@@ -34,6 +34,7 @@ import { hotspotSms } from '../hotspot/hotspot-sms.js';
 import { hotspotLdap } from '../hotspot/hotspot-ldap.js';
 import { hotspotWifidog } from '../hotspot/hotspot-wifidog.js';
 import { hotspotCmcc } from '../hotspot/hotspot-cmcc.js';
+import { hotspotRusystem } from '../hotspot/hotspot-rusystem.js';
 import { apGroup, wirelessSsid, apMacFilter, cpeProfile } from '../wireless/index.js';
 /**
  * Every declared entity, one line each. The daemon registers routes for all of them, the
@@ -67,6 +68,7 @@ export const ENTITIES: readonly AnyEntity[] = [
   hotspotLdap as unknown as AnyEntity,
   hotspotWifidog as unknown as AnyEntity,
   hotspotCmcc as unknown as AnyEntity,
+  hotspotRusystem as unknown as AnyEntity,
   firewallPortMapping as unknown as AnyEntity,
   firewallNat as unknown as AnyEntity,
   firewallHostMapping as unknown as AnyEntity,

@@ -11,3 +11,4 @@ export * from './hotspot-sms.js';
 export * from './hotspot-ldap.js';
 export * from './hotspot-wifidog.js';
 export * from './hotspot-cmcc.js';
+export * from './hotspot-rusystem.js';

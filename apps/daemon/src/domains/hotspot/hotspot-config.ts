@@ -1,5 +1,9 @@
 import {
   durationSeconds,
+  hotspotCmcc,
+  hotspotRusystem,
+  hotspotWifidog,
+  isIpv4,
   hotspotAccounting,
   hotspotBlacklist,
   hotspotPlan,
@@ -26,7 +30,7 @@ function isOutsideSignIn(model: string): model is OutsideSignIn {
   return OUTSIDE_SIGN_IN.includes(model);
 }
 
-const EXTERNAL_PORTALS: readonly string[] = ['wifidog', 'cmcc'] satisfies ExternalPortal[];
+const EXTERNAL_PORTALS: readonly string[] = ['wifidog', 'cmcc', 'rusystem'] satisfies ExternalPortal[];
 /** Auth models whose zones sign in on an outside portal server the gateway redirects to. */
 function isExternalPortal(model: string): model is ExternalPortal {
   return EXTERNAL_PORTALS.includes(model);
@@ -49,7 +53,34 @@ export const HOTSPOT_ENTITIES = {
   blackList: hotspotBlacklist.name,
   // Its port is where the ruleset sends clients to remind.
   reminder: hotspotReminder.name,
+  // Their servers are reachable before sign-in (outsidePortalHosts).
+  wifidog: hotspotWifidog.name,
+  cmcc: hotspotCmcc.name,
+  rusystem: hotspotRusystem.name,
 } as const;
+
+function hostOf(url: string): string {
+  try {
+    return url === '' ? '' : new URL(url).hostname;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The servers of the outside portals in use, as white-list entries: a client must reach the
+ * login page (and the CMCC portal server) before it has signed in, as CoovaChilli's uamallowed.
+ */
+function outsidePortalHosts(snapshot: ConfigSnapshot, models: ReadonlySet<string>): HotspotListEntry[] {
+  const hosts: string[] = [];
+  if (models.has('wifidog')) hosts.push(single<{ server: string }>(snapshot, hotspotWifidog.schema as never, hotspotWifidog.name).server);
+  if (models.has('cmcc')) {
+    const cmcc = single<{ cmccurl: string; cmccip: string }>(snapshot, hotspotCmcc.schema as never, hotspotCmcc.name);
+    hosts.push(hostOf(cmcc.cmccurl), cmcc.cmccip);
+  }
+  if (models.has('rusystem')) hosts.push(hostOf(single<{ authurl: string }>(snapshot, hotspotRusystem.schema as never, hotspotRusystem.name).authurl));
+  return [...new Set(hosts.filter((h) => h !== ''))].map((host) => ({ type: isIpv4(host) ? 'ip' : 'url', value: host }) as HotspotListEntry);
+}
 
 const BYTES_PER_MB = 1_000_000;
 
@@ -120,7 +151,10 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
   return {
     zones,
     plans,
-    whiteList: rows<HotspotListEntry>(snapshot, HOTSPOT_ENTITIES.whiteList).map(({ type, value }) => ({ type, value })),
+    whiteList: [
+      ...rows<HotspotListEntry>(snapshot, HOTSPOT_ENTITIES.whiteList).map(({ type, value }) => ({ type, value })),
+      ...outsidePortalHosts(snapshot, new Set(zones.flatMap((z) => (z.externalPortal ? [z.externalPortal] : [])))),
+    ],
     blackList: rows<HotspotListEntry>(snapshot, HOTSPOT_ENTITIES.blackList).map(({ type, value }) => ({ type, value })),
     // The counters are read at least every 10 s so quotas cut in promptly.
     accountingSeconds: Math.min(10, Math.max(1, interval)),

@@ -24,6 +24,7 @@ import { LoginLimiter, PORTAL_GUESS_POLICY } from '../../plugins/login-limiter.j
 import { realScheduler, type Scheduler } from '../../config/config-types.js';
 import { WifidogService, wifidogSettings } from './wifidog/wifidog-service.js';
 import { CmccService, cmccSettings } from './cmcc/cmcc-service.js';
+import { RusystemService, rusystemSettings } from './rusystem/rusystem-service.js';
 
 /** Services the hotspot uses; tests pass a data plane, neighbours and credentials. */
 export interface HotspotDeps {
@@ -129,6 +130,16 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     limiter: guard,
     report: (error, what) => app.log.warn({ err: error }, what),
   });
+  const rusystem = new RusystemService({
+    engine,
+    settings: () => rusystemSettings((entity) => snapshot()[entity]?.find((r) => r.id === '')?.data),
+    zoneFor,
+    neighbours,
+    verifyLocalUser: (username, password) => credentials.verifyLocalUser(username, password),
+    portalPort: settings.portalPort,
+    now: ctx.now,
+    report: (error, what) => app.log.warn({ err: error }, what),
+  });
   const cmccInUse = () => current().config.zones.some((z) => z.externalPortal === 'cmcc');
   const portal = await buildPortalServer({
     engine,
@@ -140,6 +151,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     externalLogin: (zone, client, original) => {
       if (zone.zone.externalPortal === 'wifidog') return wifidog.loginUrl(zone, client, original);
       if (zone.zone.externalPortal === 'cmcc') return cmcc.loginUrl(client, original);
+      if (zone.zone.externalPortal === 'rusystem') return rusystem.loginUrl(zone, client, original);
       return null;
     },
     files: { stateDir: settings.stateDir, customPortal: () => single<HotspotPortal>(hotspotPortal).customportal },
@@ -171,6 +183,8 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
 
   // WiFiDog: the auth server's return to /wifidog/auth?token= on the portal listener.
   wifidog.register(portal);
+  // RU system (UAM): /logon and /logoff on the portal listener.
+  rusystem.register(portal);
 
   registerHotspotAdminRoutes(app, engine);
   const runtime: HotspotRuntime = { engine, portal, wifidog, cmcc };
