@@ -133,4 +133,16 @@ describe('a zone of auth model cmcc', () => {
     expect(engine().session(CLIENT)).toBeUndefined();
     await engine().unblock(CLIENT_MAC);
   });
+
+  test('settings naming an address the device does not have leave the controller stopped; good ones start it again', async () => {
+    const good = { cmccurl: 'http://portal.example.net/login?src=ac', cmccip: '127.0.0.1', wlanacip: '127.0.0.1', acname: 'ac-01', version: '2', secret: SECRET, acport: acPort, notifyport: peer.port, flowcheck: 0 };
+    // 192.0.2.1 (TEST-NET-1) is no address of this machine: the bind fails, nothing is sent.
+    expect((await save({ ...good, wlanacip: '192.0.2.1' })).success).toBe(true);
+    expect(await h.app.hotspot.cmcc.sync(true)).toBeNull();
+    expect(h.app.hotspot.cmcc.state().running).toBe(false);
+    expect((await save(good)).success).toBe(true);
+    expect(await h.app.hotspot.cmcc.sync(true)).not.toBeNull();
+    expect((await papAuth(CLIENT, 'alice', 'Secret123')).errCode).toBe(AUTH_ERR.success);
+    expect(engine().session(CLIENT)?.kind).toBe('cmcc');
+  });
 });

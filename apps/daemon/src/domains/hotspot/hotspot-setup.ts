@@ -128,6 +128,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     neighbours,
     verifyLocalUser: (username, password) => credentials.verifyLocalUser(username, password),
     limiter: guard,
+    now: ctx.now,
     report: (error, what) => app.log.warn({ err: error }, what),
   });
   const rusystem = new RusystemService({

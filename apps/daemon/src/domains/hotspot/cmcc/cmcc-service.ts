@@ -20,8 +20,12 @@ import { cmccRedirectUrl } from './cmcc-redirect.js';
  * authenticator (RADIUS) checks them.
  */
 
+/** How long settings whose socket could not be bound wait before the next try. */
+const RETRY_MS = 60_000;
+
 export interface CmccServiceDeps {
   engine: HotspotEngine;
+  now: () => number;
   settings(): HotspotCmcc;
   zoneFor(ip: string): PortalZone | null;
   neighbours: NeighbourLookup;
@@ -45,6 +49,8 @@ export class CmccService {
   constructor(private readonly deps: CmccServiceDeps) {}
 
   private queue: Promise<unknown> = Promise.resolve();
+  /** The settings that last could not listen, and when: retried after RETRY_MS, not on every sync. */
+  private failed: { key: string; at: number } | null = null;
 
   /** The controller, started, restarted or stopped to match the saved section and zones. */
   sync(inUse: boolean): Promise<Running | null> {
@@ -64,6 +70,7 @@ export class CmccService {
     }
     await this.stopNow();
     if (!usable) return null;
+    if (this.failed?.key === key && this.deps.now() - this.failed.at < RETRY_MS) return null;
     const ac = new CmccAccessController(
       {
         portalServerIp: settings.cmccip,
@@ -95,7 +102,10 @@ export class CmccService {
     });
     const running: Running = { key, settings, ac, bound };
     this.running = running;
-    if ((await bound) === null && this.running === running) this.running = null;
+    if ((await bound) === null && this.running === running) {
+      this.running = null;
+      this.failed = { key, at: this.deps.now() };
+    }
     return this.running;
   }
 
