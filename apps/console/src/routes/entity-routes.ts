@@ -49,4 +49,5 @@ export const ENTITY_ROUTES: readonly string[] = [
   '/hotspot/wifidog',
   '/hotspot/cmccweb',
   '/hotspot/rusystem',
+  '/hotspot/cloudportal',
 ];

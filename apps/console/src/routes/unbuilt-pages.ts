@@ -11,7 +11,6 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/vpnserver/openvpnservice',
   '/hotspot/ppoeservice',
   '/hotspot/radius',
-  '/hotspot/cloudportal',
   '/cloud/cloud',
   '/cloud/sdlan',
   '/cloud/vendor999',

@@ -35,6 +35,7 @@ import { hotspotLdap } from '../hotspot/hotspot-ldap.js';
 import { hotspotWifidog } from '../hotspot/hotspot-wifidog.js';
 import { hotspotCmcc } from '../hotspot/hotspot-cmcc.js';
 import { hotspotRusystem } from '../hotspot/hotspot-rusystem.js';
+import { hotspotCloudportal } from '../hotspot/hotspot-cloudportal.js';
 import { apGroup, wirelessSsid, apMacFilter, cpeProfile } from '../wireless/index.js';
 /**
  * Every declared entity, one line each. The daemon registers routes for all of them, the
@@ -69,6 +70,7 @@ export const ENTITIES: readonly AnyEntity[] = [
   hotspotWifidog as unknown as AnyEntity,
   hotspotCmcc as unknown as AnyEntity,
   hotspotRusystem as unknown as AnyEntity,
+  hotspotCloudportal as unknown as AnyEntity,
   firewallPortMapping as unknown as AnyEntity,
   firewallNat as unknown as AnyEntity,
   firewallHostMapping as unknown as AnyEntity,

@@ -12,3 +12,4 @@ export * from './hotspot-ldap.js';
 export * from './hotspot-wifidog.js';
 export * from './hotspot-cmcc.js';
 export * from './hotspot-rusystem.js';
+export * from './hotspot-cloudportal.js';

@@ -2,6 +2,7 @@ import {
   durationSeconds,
   hotspotCmcc,
   hotspotRusystem,
+  hotspotCloudportal,
   hotspotWifidog,
   isIpv4,
   hotspotAccounting,
@@ -30,7 +31,7 @@ function isOutsideSignIn(model: string): model is OutsideSignIn {
   return OUTSIDE_SIGN_IN.includes(model);
 }
 
-const EXTERNAL_PORTALS: readonly string[] = ['wifidog', 'cmcc', 'rusystem'] satisfies ExternalPortal[];
+const EXTERNAL_PORTALS: readonly string[] = ['wifidog', 'cmcc', 'rusystem', 'cloudportal'] satisfies ExternalPortal[];
 /** Auth models whose zones sign in on an outside portal server the gateway redirects to. */
 function isExternalPortal(model: string): model is ExternalPortal {
   return EXTERNAL_PORTALS.includes(model);
@@ -57,6 +58,7 @@ export const HOTSPOT_ENTITIES = {
   wifidog: hotspotWifidog.name,
   cmcc: hotspotCmcc.name,
   rusystem: hotspotRusystem.name,
+  cloudportal: hotspotCloudportal.name,
 } as const;
 
 function hostOf(url: string): string {
@@ -79,6 +81,7 @@ function outsidePortalHosts(snapshot: ConfigSnapshot, models: ReadonlySet<string
     hosts.push(hostOf(cmcc.cmccurl), cmcc.cmccip);
   }
   if (models.has('rusystem')) hosts.push(hostOf(single<{ authurl: string }>(snapshot, hotspotRusystem.schema as never, hotspotRusystem.name).authurl));
+  if (models.has('cloudportal')) hosts.push(hostOf(single<{ authurl: string }>(snapshot, hotspotCloudportal.schema as never, hotspotCloudportal.name).authurl));
   return [...new Set(hosts.filter((h) => h !== ''))].map((host) => ({ type: isIpv4(host) ? 'ip' : 'url', value: host }) as HotspotListEntry);
 }
 

@@ -25,6 +25,7 @@ import { realScheduler, type Scheduler } from '../../config/config-types.js';
 import { WifidogService, wifidogSettings } from './wifidog/wifidog-service.js';
 import { CmccService, cmccSettings } from './cmcc/cmcc-service.js';
 import { RusystemService, rusystemSettings } from './rusystem/rusystem-service.js';
+import { CloudportalService, cloudportalSettings } from './cloudportal/cloudportal-service.js';
 
 /** Services the hotspot uses; tests pass a data plane, neighbours and credentials. */
 export interface HotspotDeps {
@@ -141,6 +142,14 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     now: ctx.now,
     report: (error, what) => app.log.warn({ err: error }, what),
   });
+  const cloudportal = new CloudportalService({
+    engine,
+    settings: () => cloudportalSettings((entity) => snapshot()[entity]?.find((r) => r.id === '')?.data),
+    zoneFor,
+    neighbours,
+    portalPort: settings.portalPort,
+    now: ctx.now,
+  });
   const cmccInUse = () => current().config.zones.some((z) => z.externalPortal === 'cmcc');
   const portal = await buildPortalServer({
     engine,
@@ -153,6 +162,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
       if (zone.zone.externalPortal === 'wifidog') return wifidog.loginUrl(zone, client, original);
       if (zone.zone.externalPortal === 'cmcc') return cmcc.loginUrl(client, original);
       if (zone.zone.externalPortal === 'rusystem') return rusystem.loginUrl(zone, client, original);
+      if (zone.zone.externalPortal === 'cloudportal') return cloudportal.loginUrl(zone, client, original);
       return null;
     },
     files: { stateDir: settings.stateDir, customPortal: () => single<HotspotPortal>(hotspotPortal).customportal },
@@ -186,6 +196,8 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
   wifidog.register(portal);
   // RU system (UAM): /logon and /logoff on the portal listener.
   rusystem.register(portal);
+  // Cloud portal: the cloud's signed return to /cloudportal/auth on the portal listener.
+  cloudportal.register(portal);
 
   registerHotspotAdminRoutes(app, engine);
   const runtime: HotspotRuntime = { engine, portal, wifidog, cmcc };
