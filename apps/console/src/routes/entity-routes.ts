@@ -50,4 +50,5 @@ export const ENTITY_ROUTES: readonly string[] = [
   '/hotspot/cmccweb',
   '/hotspot/rusystem',
   '/hotspot/cloudportal',
+  '/hotspot/weixin',
 ];

@@ -36,6 +36,7 @@ import { hotspotWifidog } from '../hotspot/hotspot-wifidog.js';
 import { hotspotCmcc } from '../hotspot/hotspot-cmcc.js';
 import { hotspotRusystem } from '../hotspot/hotspot-rusystem.js';
 import { hotspotCloudportal } from '../hotspot/hotspot-cloudportal.js';
+import { hotspotWeixin } from '../hotspot/hotspot-weixin.js';
 import { apGroup, wirelessSsid, apMacFilter, cpeProfile } from '../wireless/index.js';
 /**
  * Every declared entity, one line each. The daemon registers routes for all of them, the
@@ -71,6 +72,7 @@ export const ENTITIES: readonly AnyEntity[] = [
   hotspotCmcc as unknown as AnyEntity,
   hotspotRusystem as unknown as AnyEntity,
   hotspotCloudportal as unknown as AnyEntity,
+  hotspotWeixin as unknown as AnyEntity,
   firewallPortMapping as unknown as AnyEntity,
   firewallNat as unknown as AnyEntity,
   firewallHostMapping as unknown as AnyEntity,

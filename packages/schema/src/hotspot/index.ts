@@ -13,3 +13,4 @@ export * from './hotspot-wifidog.js';
 export * from './hotspot-cmcc.js';
 export * from './hotspot-rusystem.js';
 export * from './hotspot-cloudportal.js';
+export * from './hotspot-weixin.js';

@@ -118,6 +118,7 @@ export const MENU_MAP: readonly MenuSectionDef[] = [
       page('sms'),
       page('cloudportal'),
       page('rusystem'),
+      page('weixin'),
       page('whitelistconfig', { sub: LIST_EDITS }),
       page('blacklistconfig', { sub: LIST_EDITS }),
       page('expirationnotice'),

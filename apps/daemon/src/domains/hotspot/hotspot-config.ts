@@ -3,6 +3,7 @@ import {
   hotspotCmcc,
   hotspotRusystem,
   hotspotCloudportal,
+  hotspotWeixin,
   hotspotWifidog,
   isIpv4,
   hotspotAccounting,
@@ -22,6 +23,7 @@ import {
   type HotspotTerms,
   type HotspotZone as HotspotZoneRow,
 } from '@portico/schema';
+import { WECHAT_HOSTS } from './weixin/weixin-sign.js';
 import type { ConfigSnapshot } from '../../config/config-types.js';
 import type { ExternalPortal, HotspotConfig, HotspotPlan, HotspotZone, OutsideSignIn, ReminderSettings } from './hotspot-types.js';
 
@@ -31,7 +33,7 @@ function isOutsideSignIn(model: string): model is OutsideSignIn {
   return OUTSIDE_SIGN_IN.includes(model);
 }
 
-const EXTERNAL_PORTALS: readonly string[] = ['wifidog', 'cmcc', 'rusystem', 'cloudportal'] satisfies ExternalPortal[];
+const EXTERNAL_PORTALS: readonly string[] = ['wifidog', 'cmcc', 'rusystem', 'cloudportal', 'weixin'] satisfies ExternalPortal[];
 /** Auth models whose zones sign in on an outside portal server the gateway redirects to. */
 function isExternalPortal(model: string): model is ExternalPortal {
   return EXTERNAL_PORTALS.includes(model);
@@ -59,6 +61,7 @@ export const HOTSPOT_ENTITIES = {
   cmcc: hotspotCmcc.name,
   rusystem: hotspotRusystem.name,
   cloudportal: hotspotCloudportal.name,
+  weixin: hotspotWeixin.name,
 } as const;
 
 function hostOf(url: string): string {
@@ -82,6 +85,7 @@ function outsidePortalHosts(snapshot: ConfigSnapshot, models: ReadonlySet<string
   }
   if (models.has('rusystem')) hosts.push(hostOf(single<{ authurl: string }>(snapshot, hotspotRusystem.schema as never, hotspotRusystem.name).authurl));
   if (models.has('cloudportal')) hosts.push(hostOf(single<{ authurl: string }>(snapshot, hotspotCloudportal.schema as never, hotspotCloudportal.name).authurl));
+  if (models.has('weixin')) hosts.push(...WECHAT_HOSTS);
   return [...new Set(hosts.filter((h) => h !== ''))].map((host) => ({ type: isIpv4(host) ? 'ip' : 'url', value: host }) as HotspotListEntry);
 }
 

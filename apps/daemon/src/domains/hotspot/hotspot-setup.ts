@@ -26,6 +26,7 @@ import { WifidogService, wifidogSettings } from './wifidog/wifidog-service.js';
 import { CmccService, cmccSettings } from './cmcc/cmcc-service.js';
 import { RusystemService, rusystemSettings } from './rusystem/rusystem-service.js';
 import { CloudportalService, cloudportalSettings } from './cloudportal/cloudportal-service.js';
+import { WeixinService, weixinSettings } from './weixin/weixin-service.js';
 
 /** Services the hotspot uses; tests pass a data plane, neighbours and credentials. */
 export interface HotspotDeps {
@@ -150,6 +151,14 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     portalPort: settings.portalPort,
     now: ctx.now,
   });
+  const weixin = new WeixinService({
+    engine,
+    settings: () => weixinSettings((entity) => snapshot()[entity]?.find((r) => r.id === '')?.data),
+    zoneFor,
+    neighbours,
+    portalPort: settings.portalPort,
+    now: ctx.now,
+  });
   const cmccInUse = () => current().config.zones.some((z) => z.externalPortal === 'cmcc');
   const portal = await buildPortalServer({
     engine,
@@ -163,6 +172,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
       if (zone.zone.externalPortal === 'cmcc') return cmcc.loginUrl(client, original);
       if (zone.zone.externalPortal === 'rusystem') return rusystem.loginUrl(zone, client, original);
       if (zone.zone.externalPortal === 'cloudportal') return cloudportal.loginUrl(zone, client, original);
+      if (zone.zone.externalPortal === 'weixin') return weixin.loginUrl(zone, client);
       return null;
     },
     files: { stateDir: settings.stateDir, customPortal: () => single<HotspotPortal>(hotspotPortal).customportal },
@@ -198,6 +208,8 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
   rusystem.register(portal);
   // Cloud portal: the cloud's signed return to /cloudportal/auth on the portal listener.
   cloudportal.register(portal);
+  // WeChat Wi-Fi: WeChat's call to authUrl, /weixin/auth on the portal listener.
+  weixin.register(portal);
 
   registerHotspotAdminRoutes(app, engine);
   const runtime: HotspotRuntime = { engine, portal, wifidog, cmcc };

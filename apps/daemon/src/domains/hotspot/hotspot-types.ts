@@ -12,7 +12,7 @@ export type OutsideSignIn = 'ldap' | 'sms';
  * admits the client on that server's word (cmcc/: after checking the credentials it relays),
  * never through the built-in portal's form.
  */
-export type ExternalPortal = 'wifidog' | 'cmcc' | 'rusystem' | 'cloudportal';
+export type ExternalPortal = 'wifidog' | 'cmcc' | 'rusystem' | 'cloudportal' | 'weixin';
 
 export interface HotspotZone {
   name: string;
