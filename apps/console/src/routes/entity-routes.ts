@@ -51,4 +51,5 @@ export const ENTITY_ROUTES: readonly string[] = [
   '/hotspot/rusystem',
   '/hotspot/cloudportal',
   '/hotspot/weixin',
+  '/hotspot/social',
 ];

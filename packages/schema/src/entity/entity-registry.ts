@@ -37,6 +37,7 @@ import { hotspotCmcc } from '../hotspot/hotspot-cmcc.js';
 import { hotspotRusystem } from '../hotspot/hotspot-rusystem.js';
 import { hotspotCloudportal } from '../hotspot/hotspot-cloudportal.js';
 import { hotspotWeixin } from '../hotspot/hotspot-weixin.js';
+import { hotspotSocial } from '../hotspot/hotspot-social.js';
 import { apGroup, wirelessSsid, apMacFilter, cpeProfile } from '../wireless/index.js';
 /**
  * Every declared entity, one line each. The daemon registers routes for all of them, the
@@ -73,6 +74,7 @@ export const ENTITIES: readonly AnyEntity[] = [
   hotspotRusystem as unknown as AnyEntity,
   hotspotCloudportal as unknown as AnyEntity,
   hotspotWeixin as unknown as AnyEntity,
+  hotspotSocial as unknown as AnyEntity,
   firewallPortMapping as unknown as AnyEntity,
   firewallNat as unknown as AnyEntity,
   firewallHostMapping as unknown as AnyEntity,

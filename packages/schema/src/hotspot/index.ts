@@ -14,3 +14,4 @@ export * from './hotspot-cmcc.js';
 export * from './hotspot-rusystem.js';
 export * from './hotspot-cloudportal.js';
 export * from './hotspot-weixin.js';
+export * from './hotspot-social.js';

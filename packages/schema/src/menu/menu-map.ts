@@ -119,6 +119,7 @@ export const MENU_MAP: readonly MenuSectionDef[] = [
       page('cloudportal'),
       page('rusystem'),
       page('weixin'),
+      page('social'),
       page('whitelistconfig', { sub: LIST_EDITS }),
       page('blacklistconfig', { sub: LIST_EDITS }),
       page('expirationnotice'),

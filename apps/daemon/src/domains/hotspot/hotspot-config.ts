@@ -4,6 +4,7 @@ import {
   hotspotRusystem,
   hotspotCloudportal,
   hotspotWeixin,
+  hotspotSocial,
   hotspotWifidog,
   isIpv4,
   hotspotAccounting,
@@ -33,7 +34,7 @@ function isOutsideSignIn(model: string): model is OutsideSignIn {
   return OUTSIDE_SIGN_IN.includes(model);
 }
 
-const EXTERNAL_PORTALS: readonly string[] = ['wifidog', 'cmcc', 'rusystem', 'cloudportal', 'weixin'] satisfies ExternalPortal[];
+const EXTERNAL_PORTALS: readonly string[] = ['wifidog', 'cmcc', 'rusystem', 'cloudportal', 'weixin', 'social'] satisfies ExternalPortal[];
 /** Auth models whose zones sign in on an outside portal server the gateway redirects to. */
 function isExternalPortal(model: string): model is ExternalPortal {
   return EXTERNAL_PORTALS.includes(model);
@@ -62,6 +63,7 @@ export const HOTSPOT_ENTITIES = {
   rusystem: hotspotRusystem.name,
   cloudportal: hotspotCloudportal.name,
   weixin: hotspotWeixin.name,
+  social: hotspotSocial.name,
 } as const;
 
 function hostOf(url: string): string {
@@ -86,6 +88,7 @@ function outsidePortalHosts(snapshot: ConfigSnapshot, models: ReadonlySet<string
   if (models.has('rusystem')) hosts.push(hostOf(single<{ authurl: string }>(snapshot, hotspotRusystem.schema as never, hotspotRusystem.name).authurl));
   if (models.has('cloudportal')) hosts.push(hostOf(single<{ authurl: string }>(snapshot, hotspotCloudportal.schema as never, hotspotCloudportal.name).authurl));
   if (models.has('weixin')) hosts.push(...WECHAT_HOSTS);
+  if (models.has('social')) hosts.push(hostOf(single<{ issuer: string }>(snapshot, hotspotSocial.schema as never, hotspotSocial.name).issuer));
   return [...new Set(hosts.filter((h) => h !== ''))].map((host) => ({ type: isIpv4(host) ? 'ip' : 'url', value: host }) as HotspotListEntry);
 }
 

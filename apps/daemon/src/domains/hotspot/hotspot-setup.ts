@@ -27,6 +27,7 @@ import { CmccService, cmccSettings } from './cmcc/cmcc-service.js';
 import { RusystemService, rusystemSettings } from './rusystem/rusystem-service.js';
 import { CloudportalService, cloudportalSettings } from './cloudportal/cloudportal-service.js';
 import { WeixinService, weixinSettings } from './weixin/weixin-service.js';
+import { SocialService, socialSettings } from './social/social-service.js';
 
 /** Services the hotspot uses; tests pass a data plane, neighbours and credentials. */
 export interface HotspotDeps {
@@ -159,6 +160,15 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     portalPort: settings.portalPort,
     now: ctx.now,
   });
+  const social = new SocialService({
+    engine,
+    settings: () => socialSettings((entity) => snapshot()[entity]?.find((r) => r.id === '')?.data),
+    zoneFor,
+    neighbours,
+    portalPort: settings.portalPort,
+    now: ctx.now,
+    report: (error, what) => app.log.warn({ err: error }, what),
+  });
   const cmccInUse = () => current().config.zones.some((z) => z.externalPortal === 'cmcc');
   const portal = await buildPortalServer({
     engine,
@@ -173,6 +183,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
       if (zone.zone.externalPortal === 'rusystem') return rusystem.loginUrl(zone, client, original);
       if (zone.zone.externalPortal === 'cloudportal') return cloudportal.loginUrl(zone, client, original);
       if (zone.zone.externalPortal === 'weixin') return weixin.loginUrl(zone, client);
+      if (zone.zone.externalPortal === 'social') return social.loginUrl(zone, client, original);
       return null;
     },
     files: { stateDir: settings.stateDir, customPortal: () => single<HotspotPortal>(hotspotPortal).customportal },
@@ -210,6 +221,8 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
   cloudportal.register(portal);
   // WeChat Wi-Fi: WeChat's call to authUrl, /weixin/auth on the portal listener.
   weixin.register(portal);
+  // Social login (OpenID Connect): the provider's return to /auth/<provider>/callback.
+  social.register(portal);
 
   registerHotspotAdminRoutes(app, engine);
   const runtime: HotspotRuntime = { engine, portal, wifidog, cmcc };

@@ -12,7 +12,7 @@ export type OutsideSignIn = 'ldap' | 'sms';
  * admits the client on that server's word (cmcc/: after checking the credentials it relays),
  * never through the built-in portal's form.
  */
-export type ExternalPortal = 'wifidog' | 'cmcc' | 'rusystem' | 'cloudportal' | 'weixin';
+export type ExternalPortal = 'wifidog' | 'cmcc' | 'rusystem' | 'cloudportal' | 'weixin' | 'social';
 
 export interface HotspotZone {
   name: string;
@@ -145,7 +145,9 @@ export type LoginFailure =
   | 'portal.error.system'
   | 'portal.error.tooMany'
   | 'portal.error.connectFailed'
-  | 'portal.error.authFailed';
+  | 'portal.error.authFailed'
+  | 'portal.error.socialNetwork'
+  | 'portal.error.socialAuth';
 
 export const LOGIN_ERRORS = {
   code: 'portal.error.code',
@@ -165,4 +167,8 @@ export const LOGIN_ERRORS = {
   connectFailed: 'portal.error.connectFailed',
   /** An outside portal server sent the client back without a sign-in the gateway could confirm. */
   authFailed: 'portal.error.authFailed',
+  /** The social login provider could not be reached or answered nonsense. */
+  socialNetwork: 'portal.error.socialNetwork',
+  /** The social login was refused: consent denied, bad state, a token that does not verify. */
+  socialAuth: 'portal.error.socialAuth',
 } as const satisfies Record<string, LoginFailure>;
