@@ -76,6 +76,16 @@ describe('online authenticated users', () => {
     expect(html).toContain('02:66:66:66:66:66');
   });
 
+  test('each session names the method that admitted it, outside portals included', () => {
+    const base = online.items[0]!;
+    const kinds = ['ldap', 'sms', 'wifidog', 'cmcc', 'rusystem', 'cloudportal', 'weixin', 'social', 'unknown-kind'];
+    const many: OnlineHotspotList = { items: kinds.map((kind, i) => ({ ...base, kind, ip: `192.168.11.${30 + i}` })), total: kinds.length, blocked: [] };
+    const html = render(authView(many));
+    for (const label of ['LDAP account', 'SMS code', 'WiFiDog', 'CMCC portal', 'RU system', 'Cloud portal', 'WeChat Wi-Fi', 'Social login', 'Other']) expect(html).toContain(label);
+    const zh = render(authView(many), 'zh-CN');
+    for (const label of ['CMCC 门户', 'RU 系统', '云平台', '微信', '社交登录']) expect(zh).toContain(label);
+  });
+
   test('device text is escaped, never markup', () => {
     const html = render(authView(online));
     expect(html).not.toContain('<img src=x');

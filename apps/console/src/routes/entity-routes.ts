@@ -47,4 +47,10 @@ export const ENTITY_ROUTES: readonly string[] = [
   '/hotspot/sms',
   '/hotspot/ldap',
   '/vpnserver/openvpnservice',
+  '/hotspot/wifidog',
+  '/hotspot/cmccweb',
+  '/hotspot/rusystem',
+  '/hotspot/cloudportal',
+  '/hotspot/weixin',
+  '/hotspot/social',
 ];

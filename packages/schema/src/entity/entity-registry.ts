@@ -33,6 +33,12 @@ import { qosIsp, qosLoadBalance } from '../qos/qos-load-balance.js';
 import { hotspotSms } from '../hotspot/hotspot-sms.js';
 import { hotspotLdap } from '../hotspot/hotspot-ldap.js';
 import { openvpnServer } from '../vpn-server/openvpn-server.js';
+import { hotspotWifidog } from '../hotspot/hotspot-wifidog.js';
+import { hotspotCmcc } from '../hotspot/hotspot-cmcc.js';
+import { hotspotRusystem } from '../hotspot/hotspot-rusystem.js';
+import { hotspotCloudportal } from '../hotspot/hotspot-cloudportal.js';
+import { hotspotWeixin } from '../hotspot/hotspot-weixin.js';
+import { hotspotSocial } from '../hotspot/hotspot-social.js';
 import { apGroup, wirelessSsid, apMacFilter, cpeProfile } from '../wireless/index.js';
 /**
  * Every declared entity, one line each. The daemon registers routes for all of them, the
@@ -64,6 +70,12 @@ export const ENTITIES: readonly AnyEntity[] = [
   hotspotLocalNotice as unknown as AnyEntity,
   hotspotSms as unknown as AnyEntity,
   hotspotLdap as unknown as AnyEntity,
+  hotspotWifidog as unknown as AnyEntity,
+  hotspotCmcc as unknown as AnyEntity,
+  hotspotRusystem as unknown as AnyEntity,
+  hotspotCloudportal as unknown as AnyEntity,
+  hotspotWeixin as unknown as AnyEntity,
+  hotspotSocial as unknown as AnyEntity,
   firewallPortMapping as unknown as AnyEntity,
   firewallNat as unknown as AnyEntity,
   firewallHostMapping as unknown as AnyEntity,

@@ -9,7 +9,7 @@ import { authTimeValid, durationValueField, zBool } from './hotspot-fields.js';
  * Authentication models a zone can use (spec §1, §3 authmodel): the local web portal with its
  * methods, or one of the external systems configured on their own pages.
  */
-export const AUTH_MODELS = ['webportal', 'radius', 'ldap', 'sms', 'cloudportal', 'rusystem', 'wifidog', 'cmcc', 'weixin', 'none'] as const;
+export const AUTH_MODELS = ['webportal', 'radius', 'ldap', 'sms', 'cloudportal', 'rusystem', 'wifidog', 'cmcc', 'weixin', 'social', 'none'] as const;
 export type AuthModel = (typeof AUTH_MODELS)[number];
 
 /** Idle time-out of a zone in minutes: a day at most, a quarter of an hour unless set. */

@@ -118,6 +118,8 @@ export const MENU_MAP: readonly MenuSectionDef[] = [
       page('sms'),
       page('cloudportal'),
       page('rusystem'),
+      page('weixin'),
+      page('social'),
       page('whitelistconfig', { sub: LIST_EDITS }),
       page('blacklistconfig', { sub: LIST_EDITS }),
       page('expirationnotice'),

@@ -1,5 +1,12 @@
 import {
   durationSeconds,
+  hotspotCmcc,
+  hotspotRusystem,
+  hotspotCloudportal,
+  hotspotWeixin,
+  hotspotSocial,
+  hotspotWifidog,
+  isIpv4,
   hotspotAccounting,
   hotspotBlacklist,
   hotspotPlan,
@@ -17,13 +24,20 @@ import {
   type HotspotTerms,
   type HotspotZone as HotspotZoneRow,
 } from '@portico/schema';
+import { WECHAT_HOSTS } from './weixin/weixin-sign.js';
 import type { ConfigSnapshot } from '../../config/config-types.js';
-import type { HotspotConfig, HotspotPlan, HotspotZone, OutsideSignIn, ReminderSettings } from './hotspot-types.js';
+import type { ExternalPortal, HotspotConfig, HotspotPlan, HotspotZone, OutsideSignIn, ReminderSettings } from './hotspot-types.js';
 
 const OUTSIDE_SIGN_IN: readonly string[] = ['ldap', 'sms'] satisfies OutsideSignIn[];
 /** Auth models whose zones sign in on the built-in portal by an outside check (LDAP, SMS code). */
 function isOutsideSignIn(model: string): model is OutsideSignIn {
   return OUTSIDE_SIGN_IN.includes(model);
+}
+
+const EXTERNAL_PORTALS: readonly string[] = ['wifidog', 'cmcc', 'rusystem', 'cloudportal', 'weixin', 'social'] satisfies ExternalPortal[];
+/** Auth models whose zones sign in on an outside portal server the gateway redirects to. */
+function isExternalPortal(model: string): model is ExternalPortal {
+  return EXTERNAL_PORTALS.includes(model);
 }
 
 /**
@@ -43,7 +57,40 @@ export const HOTSPOT_ENTITIES = {
   blackList: hotspotBlacklist.name,
   // Its port is where the ruleset sends clients to remind.
   reminder: hotspotReminder.name,
+  // Their servers are reachable before sign-in (outsidePortalHosts).
+  wifidog: hotspotWifidog.name,
+  cmcc: hotspotCmcc.name,
+  rusystem: hotspotRusystem.name,
+  cloudportal: hotspotCloudportal.name,
+  weixin: hotspotWeixin.name,
+  social: hotspotSocial.name,
 } as const;
+
+function hostOf(url: string): string {
+  try {
+    return url === '' ? '' : new URL(url).hostname;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The servers of the outside portals in use, as white-list entries: a client must reach the
+ * login page (and the CMCC portal server) before it has signed in, as CoovaChilli's uamallowed.
+ */
+function outsidePortalHosts(snapshot: ConfigSnapshot, models: ReadonlySet<string>): HotspotListEntry[] {
+  const hosts: string[] = [];
+  if (models.has('wifidog')) hosts.push(single<{ server: string }>(snapshot, hotspotWifidog.schema as never, hotspotWifidog.name).server);
+  if (models.has('cmcc')) {
+    const cmcc = single<{ cmccurl: string; cmccip: string }>(snapshot, hotspotCmcc.schema as never, hotspotCmcc.name);
+    hosts.push(hostOf(cmcc.cmccurl), cmcc.cmccip);
+  }
+  if (models.has('rusystem')) hosts.push(hostOf(single<{ authurl: string }>(snapshot, hotspotRusystem.schema as never, hotspotRusystem.name).authurl));
+  if (models.has('cloudportal')) hosts.push(hostOf(single<{ authurl: string }>(snapshot, hotspotCloudportal.schema as never, hotspotCloudportal.name).authurl));
+  if (models.has('weixin')) hosts.push(...WECHAT_HOSTS);
+  if (models.has('social')) hosts.push(hostOf(single<{ issuer: string }>(snapshot, hotspotSocial.schema as never, hotspotSocial.name).issuer));
+  return [...new Set(hosts.filter((h) => h !== ''))].map((host) => ({ type: isIpv4(host) ? 'ip' : 'url', value: host }) as HotspotListEntry);
+}
 
 const BYTES_PER_MB = 1_000_000;
 
@@ -68,7 +115,7 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
   const zones: HotspotZone[] = rows<HotspotZoneRow>(snapshot, HOTSPOT_ENTITIES.zone)
     // The built-in portal serves the web-portal zones and those signing in by LDAP or SMS code
     // on it; other models authenticate elsewhere.
-    .filter((zone) => zone.enabled && (zone.authmodel === 'webportal' || isOutsideSignIn(zone.authmodel)))
+    .filter((zone) => zone.enabled && (zone.authmodel === 'webportal' || isOutsideSignIn(zone.authmodel) || isExternalPortal(zone.authmodel)))
     .map((zone) => ({
       name: zone.name,
       interfaces: [zone.ifname],
@@ -80,7 +127,8 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
       chargetext: linesText(portal.chargetext),
       tos: linesText(terms.content),
       tosTitle: terms.title,
-      methods: isOutsideSignIn(zone.authmodel) ? [zone.authmodel] : [...portal.methods],
+      methods: isOutsideSignIn(zone.authmodel) ? [zone.authmodel] : isExternalPortal(zone.authmodel) ? [] : [...portal.methods],
+      ...(isExternalPortal(zone.authmodel) ? { externalPortal: zone.authmodel } : {}),
       password: portal.password ?? '',
       redirectUrl: portal.redirect_url,
       sessionSeconds: durationSeconds(zone.authtime, zone.authtime_unit),
@@ -113,7 +161,10 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
   return {
     zones,
     plans,
-    whiteList: rows<HotspotListEntry>(snapshot, HOTSPOT_ENTITIES.whiteList).map(({ type, value }) => ({ type, value })),
+    whiteList: [
+      ...rows<HotspotListEntry>(snapshot, HOTSPOT_ENTITIES.whiteList).map(({ type, value }) => ({ type, value })),
+      ...outsidePortalHosts(snapshot, new Set(zones.flatMap((z) => (z.externalPortal ? [z.externalPortal] : [])))),
+    ],
     blackList: rows<HotspotListEntry>(snapshot, HOTSPOT_ENTITIES.blackList).map(({ type, value }) => ({ type, value })),
     // The counters are read at least every 10 s so quotas cut in promptly.
     accountingSeconds: Math.min(10, Math.max(1, interval)),

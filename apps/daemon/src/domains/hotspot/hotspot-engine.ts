@@ -14,6 +14,7 @@ import {
   type HotspotSession,
   type HotspotZone,
   type LoginFailure,
+  type ExternalPortal,
 } from './hotspot-types.js';
 
 /**
@@ -305,6 +306,16 @@ export class HotspotEngine {
         return verified.ok ? { ok: true, grant: { ...this.zoneGrant(zone), account: verified.account } } : verified;
       }
     }
+  }
+
+  /**
+   * Admits a client an outside portal server vouched for (wifidog/): no secret is guessed here,
+   * the zone's plan and session length apply as for a one-key login.
+   */
+  async admitExternal(client: ClientKey, zone: HotspotZone, kind: ExternalPortal, account?: string): Promise<LoginOutcome> {
+    if (this.isBlocked(client.mac)) return { ok: false, error: LOGIN_ERRORS.blocked };
+    if (zone.externalPortal !== kind) return { ok: false, error: LOGIN_ERRORS.system };
+    return this.admit(client, zone, { ...this.zoneGrant(zone), kind, ...(account ? { account } : {}) });
   }
 
   private planNamed(name: string | undefined): HotspotPlan | undefined {

@@ -13,7 +13,7 @@ import { registerLdapRoutes } from './ldap/ldap-routes.js';
  */
 export const hotspotModule = defineDomain({
   name: 'hotspot',
-  pages: ['authuserinfo', 'inneruser', 'expirationnotice', 'sms', 'smslogs', 'ldap'],
+  pages: ['authuserinfo', 'inneruser', 'expirationnotice', 'sms', 'smslogs', 'ldap', 'wifidog', 'cmccweb', 'rusystem', 'cloudportal', 'weixin', 'social'],
   contributions: (settings) => [contribute(RULESET_PARTS, hotspotRulesetContributor(() => settings.portalPort))],
   register: async (app, ctx, deps: HotspotDeps | undefined) => {
     registerSmsRoutes(app, ctx, smsSignIn(ctx));

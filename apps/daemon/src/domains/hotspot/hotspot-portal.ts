@@ -56,6 +56,8 @@ export interface PortalDeps {
   /** The administrator's uploaded picture, logo and custom page; absent: none are served. */
   files?: PortalFilesSource;
   logLevel?: string;
+  /** Where a captive client of a zone with an outside portal (wifidog) signs in; null: not set up. */
+  externalLogin?(zone: PortalZone, client: { ip: string; mac: string }, original: string): Promise<string | null> | string | null;
 }
 
 /** Self-service pages, reached under /user and under /terminal/user (spec §2 public routes). */
@@ -291,6 +293,11 @@ export async function buildPortalServer(deps: PortalDeps): Promise<FastifyInstan
       return reply.redirect(original, 302);
     }
     if (!engine.session(ip) && (ended === 'quota' || ended === 'expired')) return reply.redirect(`${base}/notice/expired`, 302);
+    if (zone?.zone.externalPortal && deps.externalLogin && !engine.session(ip)) {
+      const mac = await deps.neighbours(ip);
+      const outside = mac && !engine.isBlocked(mac) ? await deps.externalLogin(zone, { ip, mac }, original) : null;
+      if (outside) return reply.redirect(outside, 302);
+    }
     return reply.redirect(`${base}/auth/portal?url=${encodeURIComponent(original)}`, 302);
   };
   app.all('/*', anyRequest);

@@ -21,6 +21,13 @@ import { registerSmsPortal } from './sms/sms-portal.js';
 import { smsSignIn } from './sms/sms-signin.js';
 import { localUsers } from '../hotspot-config/hotspot-config-public.js';
 import { LoginLimiter, PORTAL_GUESS_POLICY } from '../../plugins/login-limiter.js';
+import { realScheduler, type Scheduler } from '../../config/config-types.js';
+import { WifidogService, wifidogSettings } from './wifidog/wifidog-service.js';
+import { CmccService, cmccSettings } from './cmcc/cmcc-service.js';
+import { RusystemService, rusystemSettings } from './rusystem/rusystem-service.js';
+import { CloudportalService, cloudportalSettings } from './cloudportal/cloudportal-service.js';
+import { WeixinService, weixinSettings } from './weixin/weixin-service.js';
+import { SocialService, socialSettings } from './social/social-service.js';
 
 /** Services the hotspot uses; tests pass a data plane, neighbours and credentials. */
 export interface HotspotDeps {
@@ -29,11 +36,15 @@ export interface HotspotDeps {
   credentials?: HotspotCredentials;
   reminders?: ReminderRedirect;
   run?: CommandRunner;
+  /** Timers of the outside portals' loops (WiFiDog counters and heartbeats); tests fire them. */
+  schedule?: Scheduler;
 }
 
 export interface HotspotRuntime {
   engine: HotspotEngine;
   portal: FastifyInstance;
+  wifidog: WifidogService;
+  cmcc: CmccService;
 }
 
 declare module 'fastify' {
@@ -85,21 +96,80 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     return configCache;
   };
 
+  const credentials = deps.credentials ?? deviceCredentials(ctx, (what, detail) => app.log.warn({ detail }, what));
+  const guard = new LoginLimiter(ctx.db, ctx.now, PORTAL_GUESS_POLICY);
   const engine = new HotspotEngine({
     dataplane: deps.dataplane ?? (linux ? new NftDataplane(run) : new SimDataplane()),
     config: () => current().config,
-    credentials: deps.credentials ?? deviceCredentials(ctx, (what, detail) => app.log.warn({ detail }, what)),
+    credentials,
     now: ctx.now,
     reminders: deps.reminders ?? (linux ? new NftReminderRedirect(run) : new SimReminderRedirect()),
     stateFile: join(settings.stateDir, 'hotspot-state.json'),
     report: (error, what) => app.log.error({ err: error }, what),
-    guard: new LoginLimiter(ctx.db, ctx.now, PORTAL_GUESS_POLICY),
+    guard,
   });
 
   const single = <T>(entity: { name: string; schema: unknown }): T =>
     (entity.schema as { parse(v: unknown): T }).parse(snapshot()[entity.name]?.find((r) => r.id === '')?.data ?? {});
   const neighbours = deps.neighbours ?? (linux ? linuxNeighbours(run) : simNeighbours);
   const zoneFor = (ip: string) => clientZone(current().zones, ip, settings.driver);
+  const wifidog = new WifidogService({
+    engine,
+    settings: () => wifidogSettings((entity) => snapshot()[entity]?.find((r) => r.id === '')?.data),
+    zoneFor,
+    neighbours,
+    portalPort: settings.portalPort,
+    schedule: deps.schedule ?? realScheduler,
+    now: ctx.now,
+    report: (error, what) => app.log.warn({ err: error }, what),
+  });
+  const wifidogInUse = () => current().config.zones.some((z) => z.externalPortal === 'wifidog');
+  const cmcc = new CmccService({
+    engine,
+    settings: () => cmccSettings((entity) => snapshot()[entity]?.find((r) => r.id === '')?.data),
+    zoneFor,
+    neighbours,
+    verifyLocalUser: (username, password) => credentials.verifyLocalUser(username, password),
+    limiter: guard,
+    now: ctx.now,
+    report: (error, what) => app.log.warn({ err: error }, what),
+  });
+  const rusystem = new RusystemService({
+    engine,
+    settings: () => rusystemSettings((entity) => snapshot()[entity]?.find((r) => r.id === '')?.data),
+    zoneFor,
+    neighbours,
+    verifyLocalUser: (username, password) => credentials.verifyLocalUser(username, password),
+    portalPort: settings.portalPort,
+    now: ctx.now,
+    report: (error, what) => app.log.warn({ err: error }, what),
+  });
+  const cloudportal = new CloudportalService({
+    engine,
+    settings: () => cloudportalSettings((entity) => snapshot()[entity]?.find((r) => r.id === '')?.data),
+    zoneFor,
+    neighbours,
+    portalPort: settings.portalPort,
+    now: ctx.now,
+  });
+  const weixin = new WeixinService({
+    engine,
+    settings: () => weixinSettings((entity) => snapshot()[entity]?.find((r) => r.id === '')?.data),
+    zoneFor,
+    neighbours,
+    portalPort: settings.portalPort,
+    now: ctx.now,
+  });
+  const social = new SocialService({
+    engine,
+    settings: () => socialSettings((entity) => snapshot()[entity]?.find((r) => r.id === '')?.data),
+    zoneFor,
+    neighbours,
+    portalPort: settings.portalPort,
+    now: ctx.now,
+    report: (error, what) => app.log.warn({ err: error }, what),
+  });
+  const cmccInUse = () => current().config.zones.some((z) => z.externalPortal === 'cmcc');
   const portal = await buildPortalServer({
     engine,
     portalPort: settings.portalPort,
@@ -107,6 +177,15 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     logLevel: settings.logLevel,
     neighbours,
     zoneFor,
+    externalLogin: (zone, client, original) => {
+      if (zone.zone.externalPortal === 'wifidog') return wifidog.loginUrl(zone, client, original);
+      if (zone.zone.externalPortal === 'cmcc') return cmcc.loginUrl(client, original);
+      if (zone.zone.externalPortal === 'rusystem') return rusystem.loginUrl(zone, client, original);
+      if (zone.zone.externalPortal === 'cloudportal') return cloudportal.loginUrl(zone, client, original);
+      if (zone.zone.externalPortal === 'weixin') return weixin.loginUrl(zone, client);
+      if (zone.zone.externalPortal === 'social') return social.loginUrl(zone, client, original);
+      return null;
+    },
     files: { stateDir: settings.stateDir, customPortal: () => single<HotspotPortal>(hotspotPortal).customportal },
     notices(zone) {
       const local = single<HotspotLocalNotice>(hotspotLocalNotice);
@@ -134,12 +213,24 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
   // SMS-code sign-in: the portal's send-code route.
   registerSmsPortal(portal, { sms: smsSignIn(ctx), zoneFor, neighbours });
 
+  // WiFiDog: the auth server's return to /wifidog/auth?token= on the portal listener.
+  wifidog.register(portal);
+  // RU system (UAM): /logon and /logoff on the portal listener.
+  rusystem.register(portal);
+  // Cloud portal: the cloud's signed return to /cloudportal/auth on the portal listener.
+  cloudportal.register(portal);
+  // WeChat Wi-Fi: WeChat's call to authUrl, /weixin/auth on the portal listener.
+  weixin.register(portal);
+  // Social login (OpenID Connect): the provider's return to /auth/<provider>/callback.
+  social.register(portal);
+
   registerHotspotAdminRoutes(app, engine);
-  const runtime: HotspotRuntime = { engine, portal };
+  const runtime: HotspotRuntime = { engine, portal, wifidog, cmcc };
   app.decorate('hotspot', runtime);
 
   // The ruleset (with the hotspot's sets) is loaded while the daemon starts; the engine
   // restores its clients into it once the app is ready.
+  let stopFollowing = () => {};
   app.addHook('onReady', async () => {
     try {
       await engine.start();
@@ -148,11 +239,31 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     }
     engine.startTimers();
     await portal.ready();
+    // The WiFiDog gateway and the CMCC access controller follow the saved zones and sections: checked now, every few seconds
+    // (the snapshot is re-read only after a commit) and on each captive request of its zones.
+    const follow = () => {
+      try {
+        wifidog.sync(wifidogInUse());
+      } catch (error) {
+        app.log.error({ err: error }, 'wifidog could not be started');
+      }
+      cmcc
+        .sync(cmccInUse())
+        .then(() => cmcc.releaseEnded())
+        .catch((error) => app.log.error({ err: error }, 'cmcc access controller failed'));
+    };
+    follow();
+    const timer = setInterval(follow, 5000);
+    timer.unref();
+    stopFollowing = () => clearInterval(timer);
   });
   app.addHook('onListen', async () => {
     await portal.listen({ port: settings.portalPort, host: settings.host });
   });
   app.addHook('onClose', async () => {
+    stopFollowing();
+    wifidog.stop();
+    await cmcc.stop();
     await portal.close();
     await engine.stop();
   });

@@ -4,9 +4,15 @@
  * hotspot-config.ts, so the engine depends on nothing but these few fields.
  */
 
-export type PortalMethod = 'voucher' | 'local' | 'password' | 'onekey' | OutsideSignIn;
+export type PortalMethod = 'voucher' | 'local' | 'password' | 'onekey' | OutsideSignIn | ExternalPortal;
 /** Sign-in checked outside the device: the one method of a zone whose auth model it is. */
 export type OutsideSignIn = 'ldap' | 'sms';
+/**
+ * Sign-in on an outside portal server the captive client is sent to (wifidog/); the gateway
+ * admits the client on that server's word (cmcc/: after checking the credentials it relays),
+ * never through the built-in portal's form.
+ */
+export type ExternalPortal = 'wifidog' | 'cmcc' | 'rusystem' | 'cloudportal' | 'weixin' | 'social';
 
 export interface HotspotZone {
   name: string;
@@ -30,6 +36,8 @@ export interface HotspotZone {
   idleSeconds: number;
   /** Plan applied to password and one-key logins. */
   plan: string;
+  /** Set when the zone's clients sign in on that outside portal instead (methods is then empty). */
+  externalPortal?: ExternalPortal;
 }
 
 export interface HotspotPlan {
@@ -136,7 +144,10 @@ export type LoginFailure =
   | 'portal.error.notConfigured'
   | 'portal.error.system'
   | 'portal.error.tooMany'
-  | 'portal.error.connectFailed';
+  | 'portal.error.connectFailed'
+  | 'portal.error.authFailed'
+  | 'portal.error.socialNetwork'
+  | 'portal.error.socialAuth';
 
 export const LOGIN_ERRORS = {
   code: 'portal.error.code',
@@ -154,4 +165,10 @@ export const LOGIN_ERRORS = {
   tooMany: 'portal.error.tooMany',
   /** The directory (LDAP) that checks the account could not be reached. */
   connectFailed: 'portal.error.connectFailed',
+  /** An outside portal server sent the client back without a sign-in the gateway could confirm. */
+  authFailed: 'portal.error.authFailed',
+  /** The social login provider could not be reached or answered nonsense. */
+  socialNetwork: 'portal.error.socialNetwork',
+  /** The social login was refused: consent denied, bad state, a token that does not verify. */
+  socialAuth: 'portal.error.socialAuth',
 } as const satisfies Record<string, LoginFailure>;

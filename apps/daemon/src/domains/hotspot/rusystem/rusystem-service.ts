@@ -1,0 +1,172 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hotspotRusystem, isIpv4, type HotspotRusystem } from '@portico/schema';
+import type { CredentialResult, HotspotEngine } from '../hotspot-engine.js';
+import type { NeighbourLookup } from '../hotspot-neighbours.js';
+import type { PortalZone } from '../hotspot-portal.js';
+import { LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
+import { newUamChallenge, uamDecodePap, uamMac, uamNotYetUrl, uamServerUrl, type UamGateway } from './rusystem-uam.js';
+
+/**
+ * The RU system (UAM, CoovaChilli style) in the daemon, for zones of auth model `rusystem`:
+ * captive clients are sent to authurl with a fresh challenge (rusystem-uam.ts); the UAM server
+ * sends the browser back to `/logon` on the portal listener (the uamip:uamport it was given),
+ * where the PAP password is decoded with the challenge and uamsecret and checked against the
+ * local users under the portal's guessing limit; the browser then goes back to authurl with
+ * `res=success|failed|already`. `/logoff` signs the client out (`res=logoff`).
+ *
+ * A challenge answers one logon, for CHALLENGE_MS, from the address and MAC it was issued to.
+ * CHAP responses are refused: local passwords are kept as scrypt hashes, so a CHAP response
+ * cannot be checked here (RADIUS can).
+ */
+
+export const CHALLENGE_MS = 300_000;
+/** Outstanding challenges kept at most; the oldest go first. */
+const MAX_CHALLENGES = 10_000;
+
+export interface RusystemDeps {
+  engine: HotspotEngine;
+  settings(): HotspotRusystem;
+  zoneFor(ip: string): PortalZone | null;
+  neighbours: NeighbourLookup;
+  verifyLocalUser(username: string, password: string): Promise<CredentialResult>;
+  portalPort: number;
+  now: () => number;
+  report: (error: unknown, what: string) => void;
+}
+
+interface Issued {
+  challenge: Buffer;
+  mac: string;
+  expiresAt: number;
+  sessionid: string;
+}
+
+function clientIp(request: FastifyRequest): string {
+  const raw = request.socket.remoteAddress ?? '';
+  return raw.startsWith('::ffff:') ? raw.slice(7) : raw;
+}
+
+function queryText(request: FastifyRequest, name: string, max: number): string {
+  const value = (request.query as Record<string, unknown>)[name];
+  return typeof value === 'string' && value.length <= max ? value : '';
+}
+
+const WRONG_SECRET: ReadonlySet<LoginFailure> = new Set([LOGIN_ERRORS.userOrPassword, LOGIN_ERRORS.password]);
+
+export class RusystemService {
+  private readonly issued = new Map<string, Issued>();
+
+  constructor(private readonly deps: RusystemDeps) {}
+
+  private gateway(zone: PortalZone, settings: HotspotRusystem): UamGateway {
+    return { uamip: zone.gateway, uamport: this.deps.portalPort, nasid: settings.nasid };
+  }
+
+  private issue(ip: string, mac: string): Issued {
+    if (this.issued.size >= MAX_CHALLENGES) this.issued.delete(this.issued.keys().next().value!);
+    const entry: Issued = { challenge: newUamChallenge(), mac, expiresAt: this.deps.now() + CHALLENGE_MS, sessionid: newUamChallenge().toString('hex').slice(0, 16) };
+    this.issued.delete(ip);
+    this.issued.set(ip, entry);
+    return entry;
+  }
+
+  /** Where a captive client of a rusystem zone signs in; null when the section has no authurl. */
+  loginUrl(zone: PortalZone, client: { ip: string; mac: string }, original: string): string | null {
+    const settings = this.deps.settings();
+    if (settings.authurl === '') return null;
+    const issued = this.issue(client.ip, client.mac);
+    return uamNotYetUrl(settings.authurl, settings.uamsecret, this.gateway(zone, settings), { ...client, sessionid: issued.sessionid }, issued.challenge, original.length <= 2048 ? original : '');
+  }
+
+  private result(zone: PortalZone, settings: HotspotRusystem, client: { ip: string; mac: string }, res: 'success' | 'failed' | 'already' | 'logoff', userurl: string, reply?: LoginFailure): string {
+    const gateway = this.gateway(zone, settings);
+    const pairs: Array<readonly [string, string | number]> = [
+      ['res', res],
+      ['uamip', gateway.uamip],
+      ['uamport', gateway.uamport],
+      ['mac', uamMac(client.mac)],
+      ['ip', client.ip],
+      ['nasid', gateway.nasid],
+    ];
+    if (res === 'failed') {
+      // A fresh challenge for the next try, as CoovaChilli sends.
+      const issued = this.issue(client.ip, client.mac);
+      pairs.push(['challenge', issued.challenge.toString('hex')], ['sessionid', issued.sessionid]);
+      // The reason as a stable message key the UAM server can translate.
+      if (reply) pairs.push(['reply', reply]);
+    }
+    pairs.push(['userurl', userurl]);
+    if (res === 'success' && settings.redirect_url !== '') pairs.push(['redirurl', settings.redirect_url]);
+    return uamServerUrl(settings.authurl, pairs, settings.uamsecret);
+  }
+
+  register(portal: FastifyInstance): void {
+    const who = async (request: FastifyRequest) => {
+      const ip = clientIp(request);
+      const zone = this.deps.zoneFor(ip);
+      if (!zone || zone.zone.externalPortal !== 'rusystem' || !isIpv4(ip)) return null;
+      const mac = await this.deps.neighbours(ip);
+      return mac ? { ip, mac, zone } : null;
+    };
+    const notHere = (reply: FastifyReply) => reply.code(404).send({ success: false, msg: LOGIN_ERRORS.notConfigured });
+
+    portal.get('/logon', async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const client = await who(request);
+      const settings = this.deps.settings();
+      if (!client || settings.authurl === '') return notHere(reply);
+      const { zone } = client;
+      const userurl = queryText(request, 'userurl', 2048);
+      const back = (res: 'success' | 'failed' | 'already', error?: LoginFailure) => reply.redirect(this.result(zone, settings, client, res, userurl, error), 302);
+      if (this.deps.engine.session(client.ip)) return back('already');
+      if (this.deps.engine.isBlocked(client.mac)) return back('failed', LOGIN_ERRORS.blocked);
+      // The challenge is spent by this logon whatever its outcome.
+      const issued = this.issued.get(client.ip);
+      this.issued.delete(client.ip);
+      if (!issued || issued.mac !== client.mac || issued.expiresAt <= this.deps.now()) return back('failed', LOGIN_ERRORS.authFailed);
+      const username = queryText(request, 'username', 64);
+      const encoded = queryText(request, 'password', 256);
+      // CHAP (`response=`) cannot be checked against hashed local passwords.
+      if (username === '' || encoded === '') return back('failed', LOGIN_ERRORS.userOrPassword);
+      const reservation = this.deps.engine.reserveGuess(client);
+      if (!reservation.ok) return back('failed', LOGIN_ERRORS.tooMany);
+      let outcome: 'failure' | 'success' | 'uncounted' = 'uncounted';
+      try {
+        const password = uamDecodePap(encoded, issued.challenge, settings.uamsecret);
+        if (password === null) {
+          outcome = 'failure';
+          return back('failed', LOGIN_ERRORS.userOrPassword);
+        }
+        let checked: CredentialResult;
+        try {
+          checked = await this.deps.verifyLocalUser(username, password);
+        } catch (error) {
+          this.deps.report(error, 'rusystem credential check failed');
+          return back('failed', LOGIN_ERRORS.system);
+        }
+        if (!checked.ok) {
+          if (WRONG_SECRET.has(checked.error)) outcome = 'failure';
+          return back('failed', checked.error);
+        }
+        outcome = 'success';
+        const admitted = await this.deps.engine.admit({ ip: client.ip, mac: client.mac }, zone.zone, { ...checked.grant, kind: 'rusystem' });
+        return admitted.ok ? back('success') : back('failed', admitted.error);
+      } finally {
+        reservation.release(outcome);
+      }
+    });
+
+    portal.get('/logoff', async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const client = await who(request);
+      const settings = this.deps.settings();
+      if (!client || settings.authurl === '') return notHere(reply);
+      if (this.deps.engine.session(client.ip)?.kind === 'rusystem') await this.deps.engine.kick(client.ip, 'logout');
+      return reply.redirect(this.result(client.zone, settings, client, 'logoff', ''), 302);
+    });
+  }
+}
+
+export function rusystemSettings(read: (entity: string) => unknown): HotspotRusystem {
+  return hotspotRusystem.schema.parse(read(hotspotRusystem.name) ?? {});
+}

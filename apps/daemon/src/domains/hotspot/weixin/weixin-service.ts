@@ -1,0 +1,117 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { hotspotWeixin, isIpv4, type HotspotWeixin } from '@portico/schema';
+import type { HotspotEngine } from '../hotspot-engine.js';
+import type { NeighbourLookup } from '../hotspot-neighbours.js';
+import type { PortalZone } from '../hotspot-portal.js';
+import { LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
+import { newExtend, wechatCallUrl } from './weixin-sign.js';
+
+/**
+ * WeChat Wi-Fi in the daemon, for zones of auth model `weixin` (README.md): captive clients go
+ * to WeChat's page with the signed auth request; WeChat calls authUrl, `/weixin/auth` on the
+ * portal listener, from the client with `extend`, `openId` and `tid`. WeChat's call carries no
+ * signature of its own, so `extend` is the proof: a random value issued to one device (address
+ * and MAC), spent by its first use, valid EXTEND_MS. Each call reserves one guess of the device
+ * with the portal's limiter before it is checked.
+ */
+
+export const EXTEND_MS = 300_000;
+const MAX_EXTENDS = 10_000;
+const EXTEND = /^[0-9a-f]{32}$/;
+const OPEN_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const TID = /^[A-Za-z0-9_=+/-]{0,256}$/;
+
+export interface WeixinDeps {
+  engine: HotspotEngine;
+  settings(): HotspotWeixin;
+  zoneFor(ip: string): PortalZone | null;
+  neighbours: NeighbourLookup;
+  portalPort: number;
+  now: () => number;
+}
+
+interface Issued {
+  ip: string;
+  mac: string;
+  expiresAt: number;
+}
+
+function clientIp(request: FastifyRequest): string {
+  const raw = request.socket.remoteAddress ?? '';
+  return raw.startsWith('::ffff:') ? raw.slice(7) : raw;
+}
+
+function queryText(request: FastifyRequest, name: string): string {
+  const value = (request.query as Record<string, unknown>)[name];
+  return typeof value === 'string' && value.length <= 512 ? value : '';
+}
+
+export class WeixinService {
+  private readonly issued = new Map<string, Issued>();
+
+  constructor(private readonly deps: WeixinDeps) {}
+
+  private ready(settings: HotspotWeixin): boolean {
+    return settings.appid !== '' && settings.shopid !== '' && settings.key !== '';
+  }
+
+  /** The gateway's address WeChat calls, as signed. */
+  authUrl(zone: PortalZone): string {
+    return `http://${zone.gateway}:${this.deps.portalPort}/weixin/auth`;
+  }
+
+  /** The signed WeChat address for a captive client of a weixin zone; null while unconfigured. */
+  loginUrl(zone: PortalZone, client: { ip: string; mac: string }): string | null {
+    const settings = this.deps.settings();
+    if (!this.ready(settings)) return null;
+    const now = this.deps.now();
+    for (const [extend, entry] of this.issued) {
+      if (entry.expiresAt > now && this.issued.size < MAX_EXTENDS) break;
+      this.issued.delete(extend);
+    }
+    const extend = newExtend();
+    this.issued.set(extend, { ip: client.ip, mac: client.mac, expiresAt: now + EXTEND_MS });
+    return wechatCallUrl(
+      { appId: settings.appid, extend, timestamp: now, shopId: settings.shopid, authUrl: this.authUrl(zone), mac: client.mac.toLowerCase(), ssid: settings.ssid, bssid: '' },
+      settings.key,
+    );
+  }
+
+  register(portal: FastifyInstance): void {
+    portal.get('/weixin/auth', async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const refuse = (code: number, msg: LoginFailure) => reply.code(code).send({ success: false, msg });
+      const ip = clientIp(request);
+      const zone = this.deps.zoneFor(ip);
+      if (!zone || zone.zone.externalPortal !== 'weixin' || !isIpv4(ip) || !this.ready(this.deps.settings())) return refuse(404, LOGIN_ERRORS.notConfigured);
+      const mac = await this.deps.neighbours(ip);
+      if (!mac) return refuse(404, LOGIN_ERRORS.notConfigured);
+      if (this.deps.engine.session(ip)?.mac === mac) return reply.send({ success: true });
+      if (this.deps.engine.isBlocked(mac)) return refuse(403, LOGIN_ERRORS.blocked);
+      const reservation = this.deps.engine.reserveGuess({ ip, mac });
+      if (!reservation.ok) return refuse(429, LOGIN_ERRORS.tooMany);
+      let outcome: 'failure' | 'success' | 'uncounted' = 'failure';
+      try {
+        const extend = queryText(request, 'extend');
+        const openId = queryText(request, 'openId');
+        const tid = queryText(request, 'tid');
+        if (!EXTEND.test(extend) || !OPEN_ID.test(openId) || !TID.test(tid)) return refuse(400, LOGIN_ERRORS.authFailed);
+        const issued = this.issued.get(extend);
+        if (!issued || issued.ip !== ip || issued.mac !== mac) return refuse(403, LOGIN_ERRORS.authFailed);
+        this.issued.delete(extend);
+        if (issued.expiresAt <= this.deps.now()) return refuse(403, LOGIN_ERRORS.authFailed);
+        outcome = 'uncounted';
+        const admitted = await this.deps.engine.admitExternal({ ip, mac }, zone.zone, 'weixin', openId);
+        if (!admitted.ok) return refuse(403, admitted.error);
+        outcome = 'success';
+        return reply.send({ success: true });
+      } finally {
+        reservation.release(outcome);
+      }
+    });
+  }
+}
+
+export function weixinSettings(read: (entity: string) => unknown): HotspotWeixin {
+  return hotspotWeixin.schema.parse(read(hotspotWeixin.name) ?? {});
+}
