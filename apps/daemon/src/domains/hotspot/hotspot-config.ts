@@ -18,7 +18,10 @@ import {
   type HotspotZone as HotspotZoneRow,
 } from '@portico/schema';
 import type { ConfigSnapshot } from '../../config/config-types.js';
-import type { HotspotConfig, HotspotPlan, HotspotZone, ReminderSettings } from './hotspot-types.js';
+import { OUTSIDE_AUTH_MODELS, type HotspotConfig, type HotspotPlan, type HotspotZone, type PortalMethod, type ReminderSettings } from './hotspot-types.js';
+
+/** Zone auth models the built-in portal serves. */
+const PORTAL_AUTH_MODELS: ReadonlySet<string> = new Set(['webportal', ...OUTSIDE_AUTH_MODELS]);
 
 /**
  * Reads the hotspot configuration entities of a snapshot (packages/schema/src/hotspot) into
@@ -60,8 +63,9 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
   const terms = single<HotspotTerms>(snapshot, hotspotTerms.schema as never, HOTSPOT_ENTITIES.terms);
   const accounting = single<HotspotAccounting>(snapshot, hotspotAccounting.schema as never, HOTSPOT_ENTITIES.accounting);
   const zones: HotspotZone[] = rows<HotspotZoneRow>(snapshot, HOTSPOT_ENTITIES.zone)
-    // The built-in portal serves the web-portal zones; other models authenticate elsewhere.
-    .filter((zone) => zone.enabled && zone.authmodel === 'webportal')
+    // The built-in portal serves the web-portal zones and, with a username and password form,
+    // the zones whose accounts live on an outside server; other models authenticate elsewhere.
+    .filter((zone) => zone.enabled && PORTAL_AUTH_MODELS.has(zone.authmodel))
     .map((zone) => ({
       name: zone.name,
       interfaces: [zone.ifname],
@@ -73,12 +77,13 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
       chargetext: linesText(portal.chargetext),
       tos: linesText(terms.content),
       tosTitle: terms.title,
-      methods: [...portal.methods],
+      methods: zone.authmodel === 'webportal' ? [...portal.methods] : (['local'] as PortalMethod[]),
       password: portal.password ?? '',
       redirectUrl: portal.redirect_url,
       sessionSeconds: durationSeconds(zone.authtime, zone.authtime_unit),
       idleSeconds: zone.idletime * 60,
       plan: '',
+      authModel: zone.authmodel as HotspotZone['authModel'],
     }));
   const plans: HotspotPlan[] = rows<HotspotPlanRow>(snapshot, HOTSPOT_ENTITIES.plan).map((plan) => ({
     name: plan.name,

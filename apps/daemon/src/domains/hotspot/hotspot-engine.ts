@@ -14,6 +14,7 @@ import {
   type HotspotSession,
   type HotspotZone,
   type LoginFailure,
+  type OutsideAuthModel,
 } from './hotspot-types.js';
 
 /**
@@ -30,6 +31,35 @@ export type CredentialResult = { ok: true; grant: Omit<Grant, 'kind'> } | { ok: 
 export interface HotspotCredentials {
   verifyLocalUser(username: string, password: string): Promise<CredentialResult>;
   redeemVoucher(code: string, device: { mac: string }): Promise<CredentialResult>;
+}
+
+/**
+ * Extension point: an authenticator outside the device for a zone's auth model (RADIUS, LDAP).
+ * A zone whose model has one takes the portal's username-and-password (`local`) logins to it
+ * instead of the local users; the guessing limit and the admission stay the engine's.
+ */
+export interface OutsideAuthenticator {
+  authenticate(request: { username: string; password: string; client: ClientKey; zone: HotspotZone }): Promise<CredentialResult>;
+}
+
+/**
+ * Extension point: told of every session that starts and ends (outside accounting). Called
+ * synchronously inside the engine's bookkeeping: an observer queues its work and returns.
+ */
+export interface SessionObserver {
+  started?(session: HotspotSession): void;
+  ended?(session: HotspotSession, reason: EndReason): void;
+}
+
+/** Limits an outside server changes on a live session (RFC 5176 CoA); absent: unchanged. */
+export interface SessionAdjustment {
+  /** Seconds from now; 0: no time limit. */
+  sessionSeconds?: number;
+  idleSeconds?: number;
+  upKbps?: number;
+  downKbps?: number;
+  /** Bytes the session may use in all; 0: unlimited. */
+  totalBytes?: number;
 }
 
 export type LoginRequest =
@@ -57,6 +87,10 @@ export interface HotspotEngineOptions {
    * daemon's database, so a restart keeps it); none: one over a private in-memory database.
    */
   guard?: LoginLimiter;
+  /** Authenticators of the zone auth models whose accounts live outside the device. */
+  outside?: Partial<Record<OutsideAuthModel, OutsideAuthenticator>>;
+  /** Told of sessions starting and ending. */
+  observers?: SessionObserver[];
 }
 
 /** A client reminded of its expiry (the reminder list): once per interval per device. */
@@ -266,13 +300,26 @@ export class HotspotEngine {
         return result;
       }
       outcome = 'success';
-      return await this.admit(client, zone, { ...result.grant, kind: request.method });
+      const outside = this.outsideModel(zone, request);
+      return await this.admit(client, zone, { ...result.grant, kind: outside ?? request.method });
     } finally {
       reservation?.release(outcome);
     }
   }
 
+  /** The outside auth model that checks this login, if the zone has one. */
+  private outsideModel(zone: HotspotZone, request: LoginRequest): OutsideAuthModel | undefined {
+    const model = zone.authModel;
+    return request.method === 'local' && model && model !== 'webportal' ? model : undefined;
+  }
+
   private async check(client: ClientKey, zone: HotspotZone, request: LoginRequest): Promise<CredentialResult> {
+    const outside = this.outsideModel(zone, request);
+    if (outside && request.method === 'local') {
+      const authenticator = this.options.outside?.[outside];
+      if (!authenticator) return { ok: false, error: LOGIN_ERRORS.notConfigured };
+      return authenticator.authenticate({ username: request.username, password: request.password, client, zone });
+    }
     switch (request.method) {
       case 'voucher':
         return this.options.credentials.redeemVoucher(request.code.trim(), { mac: client.mac });
@@ -335,7 +382,8 @@ export class HotspotEngine {
       const others = this.sessionsOfAccount(account).filter((s) => s.mac !== client.mac);
       if (others.length >= grant.usernum) return { ok: false, error: LOGIN_ERRORS.onlineLimit };
     }
-    const use = account ? this.accounts.get(account) : undefined;
+    // An outside server keeps its accounts' totals: its limits count for this session alone.
+    const use = account && !grant.sessionLimits ? this.accounts.get(account) : undefined;
     const plan = this.planNamed(grant.plan);
     // Limits the credentials state (a due time, a voucher's end, an account's total) are the
     // current truth; a plan's relative limits count from the account's first login.
@@ -366,10 +414,12 @@ export class HotspotEngine {
       activeAt: now,
       upKbps: grant.upKbps || plan?.upKbps || 0,
       downKbps: grant.downKbps || plan?.downKbps || 0,
-      idleSeconds: zone.idleSeconds,
+      idleSeconds: grant.idleSeconds ?? zone.idleSeconds,
+      ...(grant.outside ? { outside: { ...grant.outside } } : {}),
     };
-    if (account) this.accounts.set(account, { bytes: usedBefore, expiresAt, flowLimit });
+    if (account && !grant.sessionLimits) this.accounts.set(account, { bytes: usedBefore, expiresAt, flowLimit });
     this.putSession(session);
+    this.notify((o) => o.started?.(session));
     this.ended.delete(client.ip);
     this.lastRaw.delete(client.ip);
     this.dirty = true;
@@ -384,6 +434,40 @@ export class HotspotEngine {
     if (!session) return false;
     await this.end(session, reason, true);
     return true;
+  }
+
+  /**
+   * Changes the limits of a live session at once (an outside server's change of
+   * authorisation): a new time limit counts from now, speeds reach the data plane before this
+   * resolves. False when the client has no session.
+   */
+  async adjust(ip: string, change: SessionAdjustment): Promise<boolean> {
+    const session = this.sessions.get(ip);
+    if (!session) return false;
+    const now = this.now();
+    if (change.sessionSeconds !== undefined) session.expiresAt = change.sessionSeconds > 0 ? now + change.sessionSeconds * 1000 : null;
+    if (change.idleSeconds !== undefined) session.idleSeconds = change.idleSeconds;
+    if (change.totalBytes !== undefined) session.flowLimit = change.totalBytes > 0 ? change.totalBytes : null;
+    // The element is re-added with its new speeds and time-out, as a rate limit is.
+    this.pendingRemove.set(ip, { mac: session.mac, ip, onlyLimits: true, limits: { up: session.upKbps > 0, down: session.downKbps > 0 } });
+    if (change.upKbps !== undefined) session.upKbps = change.upKbps;
+    if (change.downKbps !== undefined) session.downKbps = change.downKbps;
+    this.queueAdd(session);
+    this.dirty = true;
+    await this.settle();
+    const reason = this.endReason(session, now);
+    if (reason) await this.end(session, reason, true);
+    return true;
+  }
+
+  private notify(call: (observer: SessionObserver) => void): void {
+    for (const observer of this.options.observers ?? []) {
+      try {
+        call(observer);
+      } catch (error) {
+        this.options.report?.(error, 'hotspot session observer failed');
+      }
+    }
   }
 
   /** Changes a client's speed limits at once (Kbit/s, 0 = unlimited). */
@@ -571,6 +655,7 @@ export class HotspotEngine {
     }
     this.pendingRemove.set(session.ip, { mac: session.mac, ip: session.ip, limits: { up: session.upKbps > 0, down: session.downKbps > 0 } });
     this.dirty = true;
+    this.notify((o) => o.ended?.(session, reason));
     return true;
   }
 

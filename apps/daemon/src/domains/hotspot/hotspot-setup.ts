@@ -7,7 +7,7 @@ import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
 import { networkConfigOf, planNetwork } from '../network/network-public.js';
 import { hotspotConfigOf, HOTSPOT_ENTITIES, linesText } from './hotspot-config.js';
 import { NftDataplane, SimDataplane, type HotspotDataplane } from './hotspot-dataplane.js';
-import { HotspotEngine, type HotspotCredentials } from './hotspot-engine.js';
+import { HotspotEngine, type HotspotCredentials, type HotspotEngineOptions } from './hotspot-engine.js';
 import { NftReminderRedirect, SimReminderRedirect, type ReminderRedirect } from './hotspot-reminder.js';
 import { linuxNeighbours, simNeighbours, type NeighbourLookup } from './hotspot-neighbours.js';
 import { buildPortalServer } from './hotspot-portal.js';
@@ -27,6 +27,12 @@ export interface HotspotDeps {
   credentials?: HotspotCredentials;
   reminders?: ReminderRedirect;
   run?: CommandRunner;
+}
+
+/** What other parts of the hotspot plug into the engine (hotspot-engine.ts extension points). */
+export interface HotspotExtensions {
+  outside?: HotspotEngineOptions['outside'];
+  observers?: HotspotEngineOptions['observers'];
 }
 
 export interface HotspotRuntime {
@@ -58,7 +64,7 @@ function snapshotReader(ctx: AppContext): () => ConfigSnapshot {
  * The hotspot in the daemon: the engine (restored at start, saved at stop), the portal
  * listener on its own port, and the administrator's online-user routes.
  */
-export async function registerHotspot(app: FastifyInstance, ctx: AppContext, deps: HotspotDeps = {}): Promise<HotspotRuntime> {
+export async function registerHotspot(app: FastifyInstance, ctx: AppContext, deps: HotspotDeps = {}, extensions: HotspotExtensions = {}): Promise<HotspotRuntime> {
   const { settings } = ctx;
   HOTSPOT_PORTAL.port = settings.portalPort;
   const run = deps.run ?? runCommand;
@@ -92,6 +98,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     stateFile: join(settings.stateDir, 'hotspot-state.json'),
     report: (error, what) => app.log.error({ err: error }, what),
     guard: new LoginLimiter(ctx.db, ctx.now, PORTAL_GUESS_POLICY),
+    ...extensions,
   });
 
   const single = <T>(entity: { name: string; schema: unknown }): T =>

@@ -6,6 +6,14 @@
 
 export type PortalMethod = 'voucher' | 'local' | 'password' | 'onekey';
 
+/**
+ * Zone auth models whose accounts live on a server outside the device (spec §3 authmodel): the
+ * portal asks for a username and password, an OutsideAuthenticator (hotspot-engine.ts) checks
+ * them. Sessions they admit carry the model as their kind.
+ */
+export type OutsideAuthModel = 'radius' | 'ldap';
+export const OUTSIDE_AUTH_MODELS: readonly OutsideAuthModel[] = ['radius', 'ldap'];
+
 export interface HotspotZone {
   name: string;
   /** Network interface names (LAN side) whose clients go through the portal. */
@@ -28,6 +36,8 @@ export interface HotspotZone {
   idleSeconds: number;
   /** Plan applied to password and one-key logins. */
   plan: string;
+  /** The zone's auth model: absent or 'webportal' for the device's own methods. */
+  authModel?: 'webportal' | OutsideAuthModel;
 }
 
 export interface HotspotPlan {
@@ -88,7 +98,7 @@ export interface HotspotConfig {
 
 /** What a login proved: whom it is for and what it may use. */
 export interface Grant {
-  kind: 'voucher' | 'local' | 'password' | 'onekey';
+  kind: PortalMethod | OutsideAuthModel;
   /** Account name or voucher code: a returning device is re-bound by it. */
   account?: string;
   plan?: string;
@@ -100,6 +110,15 @@ export interface Grant {
   usernum: number;
   upKbps: number;
   downKbps: number;
+  /** Idle time-out of this login (an outside server's answer); absent: the zone's. */
+  idleSeconds?: number;
+  /**
+   * The limits are this session's alone: the outside server keeps the account's totals, so
+   * the device does not carry usage over from earlier logins of the account.
+   */
+  sessionLimits?: boolean;
+  /** What the outside authenticator keeps with the session (saved with it; text only). */
+  outside?: Record<string, string>;
 }
 
 /** One authorised client. Byte counts are totals over the whole session. */
@@ -121,6 +140,8 @@ export interface HotspotSession {
   upKbps: number;
   downKbps: number;
   idleSeconds: number;
+  /** Grant.outside of the login that admitted it. */
+  outside?: Record<string, string>;
 }
 
 export type LoginFailure =
@@ -133,7 +154,9 @@ export type LoginFailure =
   | 'portal.error.blocked'
   | 'portal.error.notConfigured'
   | 'portal.error.system'
-  | 'portal.error.tooMany';
+  | 'portal.error.tooMany'
+  | 'portal.error.authServerTimeout'
+  | 'portal.error.authServerUnreachable';
 
 export const LOGIN_ERRORS = {
   code: 'portal.error.code',
@@ -149,4 +172,8 @@ export const LOGIN_ERRORS = {
   notConfigured: 'portal.error.notConfigured',
   system: 'portal.error.system',
   tooMany: 'portal.error.tooMany',
+  /** An outside authentication server (RADIUS, LDAP) did not answer in time. */
+  authServerTimeout: 'portal.error.authServerTimeout',
+  /** An outside authentication server could not be reached. */
+  authServerUnreachable: 'portal.error.authServerUnreachable',
 } as const satisfies Record<string, LoginFailure>;
