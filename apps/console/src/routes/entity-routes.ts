@@ -45,4 +45,5 @@ export const ENTITY_ROUTES: readonly string[] = [
   '/wirelessmanage/whiteblacklist',
   '/cpemanage/cpeconfigure',
   '/hotspot/sms',
+  '/hotspot/radius',
 ];

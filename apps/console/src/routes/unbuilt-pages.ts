@@ -10,7 +10,6 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/vpnserver/l2tpservice',
   '/vpnserver/openvpnservice',
   '/hotspot/ppoeservice',
-  '/hotspot/radius',
   '/hotspot/ldap',
   '/hotspot/cloudportal',
   '/hotspot/rusystem',

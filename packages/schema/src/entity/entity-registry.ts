@@ -31,6 +31,7 @@ import { qosDomainRule, qosPortRule } from '../qos/qos-class-rule.js';
 import { qosIsp, qosLoadBalance } from '../qos/qos-load-balance.js';
 
 import { hotspotSms } from '../hotspot/hotspot-sms.js';
+import { hotspotRadius } from '../hotspot/hotspot-radius.js';
 import { apGroup, wirelessSsid, apMacFilter, cpeProfile } from '../wireless/index.js';
 /**
  * Every declared entity, one line each. The daemon registers routes for all of them, the
@@ -61,6 +62,7 @@ export const ENTITIES: readonly AnyEntity[] = [
   hotspotReminder as unknown as AnyEntity,
   hotspotLocalNotice as unknown as AnyEntity,
   hotspotSms as unknown as AnyEntity,
+  hotspotRadius as unknown as AnyEntity,
   firewallPortMapping as unknown as AnyEntity,
   firewallNat as unknown as AnyEntity,
   firewallHostMapping as unknown as AnyEntity,

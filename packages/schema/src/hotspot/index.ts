@@ -8,3 +8,4 @@ export * from './hotspot-notices.js';
 export * from './hotspot-voucher.js';
 export * from './hotspot-rules.js';
 export * from './hotspot-sms.js';
+export * from './hotspot-radius.js';

@@ -3,6 +3,7 @@ import { RULESET_PARTS } from '../network/network-public.js';
 import { hotspotRulesetContributor } from './hotspot-ruleset.js';
 import { registerHotspot, type HotspotDeps } from './hotspot-setup.js';
 import { registerSmsRoutes } from './sms/sms-routes.js';
+import { registerRadius } from './radius/radius-routes.js';
 
 /**
  * The hotspot: its sets and redirects in the one ruleset (ahead of the firewall's rules), the
@@ -11,10 +12,12 @@ import { registerSmsRoutes } from './sms/sms-routes.js';
  */
 export const hotspotModule = defineDomain({
   name: 'hotspot',
-  pages: ['authuserinfo', 'inneruser', 'expirationnotice', 'sms'],
+  pages: ['authuserinfo', 'inneruser', 'expirationnotice', 'sms', 'radius'],
   contributions: (settings) => [contribute(RULESET_PARTS, hotspotRulesetContributor(() => settings.portalPort))],
   register: async (app, ctx, deps: HotspotDeps | undefined) => {
     registerSmsRoutes(app, ctx);
-    await registerHotspot(app, ctx, deps);
+    const radius = registerRadius(app, ctx);
+    const { engine } = await registerHotspot(app, ctx, deps, { outside: { radius }, observers: [radius] });
+    radius.attach(engine);
   },
 });
