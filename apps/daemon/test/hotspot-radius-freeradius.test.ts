@@ -4,7 +4,7 @@ import { hotspotRadius } from '@portico/schema';
 import { adminClient, ADMIN_PASSWORD, get, login, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
 import { PORTAL_HOST } from './hotspot-fixture.js';
 import { SimDataplane } from '../src/domains/hotspot/hotspot-dataplane.js';
-import { freeradiusPrerequisites, freeUdpPort, radclient, startFreeRadius, type FreeRadius } from './radius-freeradius.js';
+import { freeradiusPrerequisites, freeUdpPort, radclient, startFreeRadius, type FreeRadius } from '../../../tests/support/freeradius-peer.js';
 
 /**
  * RADIUS sign-in end to end against Debian's FreeRADIUS on loopback: the settings page, the

@@ -24,10 +24,18 @@ export interface RadiusTransportOptions {
   retries: number;
   /** Local address the sockets bind to; none: the kernel chooses. */
   bindAddress?: string;
+  /** Requests in flight to one endpoint at once; more wait their turn (DEFAULT_WINDOW). */
+  window?: number;
 }
 
-/** Raw attribute as node-radius accepts it: [name, value] or [name, tag, value]. */
-export type RadiusAttribute = [string, string | number | Buffer] | [number, Buffer];
+/**
+ * Requests in flight to one server port. A Linux socket's default receive buffer (212,992
+ * bytes) holds about 270 RADIUS requests; half of that leaves room for other NASes.
+ */
+export const DEFAULT_WINDOW = 128;
+
+/** An attribute as node-radius encodes it: [name, value] (a date attribute takes a Date), or [number, raw value]. */
+export type RadiusAttribute = [string, string | number | Buffer | Date] | [number, Buffer];
 
 export type RadiusOutcome =
   | { ok: true; code: string; raw: Array<[number, Buffer]>; server: RadiusEndpoint; rttMs: number }
@@ -188,8 +196,26 @@ class EndpointSocket {
  */
 export class RadiusTransport {
   private readonly sockets = new Map<string, EndpointSocket[]>();
+  /** Requests in flight and waiting, per endpoint. */
+  private readonly windows = new Map<string, { inFlight: number; waiting: Array<() => void> }>();
 
   constructor(private readonly options: RadiusTransportOptions) {}
+
+  /**
+   * Waits for a place among the requests in flight to one endpoint. A burst (a thousand
+   * sign-ins at once) then reaches the server as a stream it can take: sent all at once, it
+   * overflows the server's socket buffer, and what the kernel drops waits a whole timeout.
+   */
+  private async enter(key: string): Promise<() => void> {
+    const window = this.windows.get(key) ?? { inFlight: 0, waiting: [] };
+    this.windows.set(key, window);
+    if (window.inFlight >= (this.options.window ?? DEFAULT_WINDOW)) await new Promise<void>((resolve) => window.waiting.push(resolve));
+    window.inFlight += 1;
+    return () => {
+      window.inFlight -= 1;
+      window.waiting.shift()?.();
+    };
+  }
 
   private socketFor(endpoint: RadiusEndpoint): EndpointSocket {
     const key = `${endpoint.host}|${endpoint.port}`;
@@ -207,11 +233,16 @@ export class RadiusTransport {
     let worst: 'timeout' | 'unreachable' = 'unreachable';
     for (const server of servers) {
       const started = performance.now();
+      const leave = await this.enter(`${server.host}|${server.port}`);
       const socket = this.socketFor(server);
-      const result = await socket.request((identifier) =>
-        radius.encode({ code, secret: this.options.secret, identifier, attributes: attributes.map((a) => [...a]), add_message_authenticator: messageAuthenticator }),
-      );
+      const result = await socket
+        .request((identifier) => encodeRequest(code, this.options.secret, identifier, attributes, messageAuthenticator))
+        .finally(leave);
       if (result.kind === 'answer') {
+        // An Accounting-Response carries nothing the NAS reads: its verified code is enough.
+        if (code === 'Accounting-Request') {
+          return { ok: true, code: result.response[0] === 5 ? 'Accounting-Response' : `code ${result.response[0]}`, raw: [], server, rttMs: performance.now() - started };
+        }
         let decoded: radius.RadiusPacket;
         try {
           decoded = radius.decode({ packet: result.response, secret: this.options.secret });
@@ -245,6 +276,11 @@ export class RadiusTransport {
     for (const list of this.sockets.values()) for (const s of list) s.close();
     this.sockets.clear();
   }
+}
+
+/** One request packet (node-radius): Access-, Accounting-, Disconnect- or CoA-Request. */
+export function encodeRequest(code: string, secret: string, identifier: number, attributes: readonly RadiusAttribute[], messageAuthenticator = false): Buffer {
+  return radius.encode({ code, secret, identifier, attributes: attributes.map((a) => [...a]), add_message_authenticator: messageAuthenticator });
 }
 
 /** CHAP-Password (RFC 1994, RFC 2865 §5.3): the CHAP id, then MD5(id ‖ password ‖ challenge). */

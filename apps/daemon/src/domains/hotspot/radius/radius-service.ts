@@ -26,6 +26,13 @@ export const TERMINATE_CAUSE: Record<EndReason, string> = {
   blocked: 'Admin-Reset',
 };
 
+/**
+ * Accounting requests in flight at once. A round of interim updates for thousands of sessions
+ * (or their Starts after a mass sign-in) goes out as a steady stream instead of one burst that
+ * would overflow the server's socket buffer and be dropped.
+ */
+const ACCOUNTING_WINDOW = 256;
+
 /** NAS-Port-Type Wireless-802.11 (RFC 2865 §5.41): the hotspot's clients. */
 const NAS_PORT_TYPE = 'Wireless-802.11';
 const USERNAME_MAX = 64;
@@ -72,6 +79,9 @@ export class RadiusService implements OutsideAuthenticator, SessionObserver {
   private timer: NodeJS.Timeout | undefined;
   /** Accounting requests sent and answered, for the status of the service and the tests. */
   readonly counters = { start: 0, interim: 0, stop: 0, answered: 0, failed: 0 };
+  /** Accounting requests waiting for a place in the window, oldest first. */
+  private readonly accountingQueue: Array<() => Promise<void>> = [];
+  private accountingInFlight = 0;
 
   constructor(private readonly deps: RadiusServiceDeps) {
     this.dae = new DaeServer({
@@ -261,16 +271,40 @@ export class RadiusService implements OutsideAuthenticator, SessionObserver {
     }
     if (cause) attributes.push(['Acct-Terminate-Cause', cause]);
     this.counters[type === 'Start' ? 'start' : type === 'Stop' ? 'stop' : 'interim'] += 1;
-    this.client(s)
-      .send(this.servers(s, s.accoutport), 'Accounting-Request', attributes)
-      .then((outcome) => {
-        if (outcome.ok && outcome.code === 'Accounting-Response') this.counters.answered += 1;
-        else {
+    const client = this.client(s);
+    const servers = this.servers(s, s.accoutport);
+    this.accountingQueue.push(() =>
+      client
+        .send(servers, 'Accounting-Request', attributes)
+        .then((outcome) => {
+          if (outcome.ok && outcome.code === 'Accounting-Response') this.counters.answered += 1;
+          else {
+            this.counters.failed += 1;
+            this.deps.report(new Error(outcome.ok ? outcome.code : outcome.error), `RADIUS accounting ${type} was not answered`);
+          }
+        })
+        .catch((error) => {
           this.counters.failed += 1;
-          this.deps.report(new Error(outcome.ok ? outcome.code : outcome.error), `RADIUS accounting ${type} was not answered`);
-        }
-      })
-      .catch((error) => this.deps.report(error, `RADIUS accounting ${type} could not be sent`));
+          this.deps.report(error, `RADIUS accounting ${type} could not be sent`);
+        }),
+    );
+    this.pumpAccounting();
+  }
+
+  private pumpAccounting(): void {
+    while (this.accountingInFlight < ACCOUNTING_WINDOW && this.accountingQueue.length) {
+      const next = this.accountingQueue.shift()!;
+      this.accountingInFlight += 1;
+      void next().finally(() => {
+        this.accountingInFlight -= 1;
+        this.pumpAccounting();
+      });
+    }
+  }
+
+  /** Accounting requests queued or in flight. */
+  accountingPending(): number {
+    return this.accountingQueue.length + this.accountingInFlight;
   }
 }
 

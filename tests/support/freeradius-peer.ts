@@ -1,14 +1,14 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createSocket } from 'node:dgram';
 import { join } from 'node:path';
-import { tempDir } from './daemon-harness.js';
 
 /**
  * Debian's FreeRADIUS for tests: installed when missing (root, apt-get), run in the foreground
  * as a child process with a configuration written to a temporary folder (users file, one
  * client, detail accounting), listening on loopback ports chosen free. Nothing reaches any
- * address but 127.0.0.1.
+ * address but 127.0.0.1. Used by the daemon's RADIUS tests and the RADIUS benchmark.
  */
 
 const FREERADIUS = '/usr/sbin/freeradius';
@@ -52,7 +52,7 @@ export interface RadiusUser {
 }
 
 export async function startFreeRadius(users: RadiusUser[], options: { secret?: string; extraUsers?: string } = {}): Promise<FreeRadius> {
-  const dir = tempDir('portico-freeradius-');
+  const dir = mkdtempSync(join(tmpdir(), 'portico-freeradius-'));
   const secret = options.secret ?? 'Radius-Secret-2025';
   const authPort = await freeUdpPort();
   let acctPort = await freeUdpPort();
@@ -180,10 +180,12 @@ server default {
     dir,
     detail: () => parseDetail(safeRead(join(dir, 'radacct/detail'))),
     stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
