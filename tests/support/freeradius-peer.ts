@@ -51,7 +51,7 @@ export interface RadiusUser {
   reply?: string[];
 }
 
-export async function startFreeRadius(users: RadiusUser[], options: { secret?: string; extraUsers?: string } = {}): Promise<FreeRadius> {
+export async function startFreeRadius(users: RadiusUser[], options: { secret?: string; extraUsers?: string; netns?: string } = {}): Promise<FreeRadius> {
   const dir = mkdtempSync(join(tmpdir(), 'portico-freeradius-'));
   const secret = options.secret ?? 'Radius-Secret-2025';
   const authPort = await freeUdpPort();
@@ -163,7 +163,9 @@ server default {
   );
   const check = spawnSync(FREERADIUS, ['-C', '-d', dir], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`FreeRADIUS refused its configuration:\n${check.stdout}\n${check.stderr}\n${safeRead(join(dir, 'log/radius.log'))}`);
-  const child: ChildProcess = spawn(FREERADIUS, ['-f', '-d', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // In a namespace the test made (the lab's gateway), its loopback is that namespace's own.
+  const argv = [...(options.netns ? ['ip', 'netns', 'exec', options.netns] : []), FREERADIUS, '-f', '-d', dir];
+  const child: ChildProcess = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk) => (stderr += String(chunk)));
   // Ready once its log says so.
@@ -215,9 +217,10 @@ export function parseDetail(text: string): Array<Record<string, string>> {
 }
 
 /** radclient: sends one request of `code` (auth, acct, disconnect, coa) and returns its output. */
-export async function radclient(port: number, code: string, secret: string, attributes: string): Promise<{ status: number; output: string }> {
+export async function radclient(port: number, code: string, secret: string, attributes: string, netns?: string): Promise<{ status: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(RADCLIENT, ['-x', '-r', '1', '-t', '3', `127.0.0.1:${port}`, code, secret], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const argv = [...(netns ? ['ip', 'netns', 'exec', netns] : []), RADCLIENT, '-x', '-r', '1', '-t', '3', `127.0.0.1:${port}`, code, secret];
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (c) => (output += String(c)));
     child.stderr.on('data', (c) => (output += String(c)));
