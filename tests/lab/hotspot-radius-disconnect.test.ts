@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLab, inNs, SERVER_ADDRESS, type Lab } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
 import { LabDaemon, until } from './lab-daemon.js';
+import { AUTH_SET, HOTSPOT_TABLE } from '../../apps/daemon/src/domains/hotspot/hotspot-dataplane.js';
 import { freeradiusPrerequisites, radclient, startFreeRadius, type FreeRadius } from '../support/freeradius-peer.js';
 
 /**
@@ -70,6 +71,13 @@ describe('RADIUS on the running daemon', () => {
     await until(() => reachesUpstream(), 10);
     await until(() => fr.detail().some((r) => r['User-Name'] === 'dora' && r['Acct-Status-Type'] === 'Start'), 10);
     const sid = fr.detail().find((r) => r['User-Name'] === 'dora')!['Acct-Session-Id'];
+
+    // CoA with a new Session-Timeout: the kernel's element carries the new time-out, the guest stays on.
+    const coa = await radclient(DAE_PORT, 'coa', fr.secret, `User-Name=dora,Session-Timeout=120`, lab.gw);
+    expect(coa.output).toMatch(/CoA-ACK/);
+    const element = inNs(lab.gw, ['nft', 'list', 'set', ...HOTSPOT_TABLE.split(' '), AUTH_SET]).stdout.split('\n').join(' ');
+    expect(element).toMatch(new RegExp(`${GUEST_IP.replace(/\./g, '\\.')} timeout 2m`));
+    expect(reachesUpstream()).toBe(true);
 
     const cut = await radclient(DAE_PORT, 'disconnect', fr.secret, `User-Name=dora,Acct-Session-Id=${sid}`, lab.gw);
     expect(cut.output).toMatch(/Disconnect-ACK/);

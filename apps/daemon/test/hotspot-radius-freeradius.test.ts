@@ -188,7 +188,7 @@ describe.skipIf(missing !== null)('RADIUS sign-in against FreeRADIUS', () => {
     const coa = await radclient(daePort, 'coa', fr.secret, `User-Name=bob,Acct-Session-Id=${sid},WISPr-Bandwidth-Max-Down=4000000,Session-Timeout=600`);
     expect(coa.output).toMatch(/CoA-ACK/);
     expect(sessionOf('192.168.11.40')).toMatchObject({ downKbps: 4000, expiresAt: h.clock.now() + 600_000 });
-    expect(dataplane.clients.get('192.168.11.40')).toMatchObject({ downKbps: 4000 });
+    expect(dataplane.clients.get('192.168.11.40')).toMatchObject({ downKbps: 4000, timeoutSeconds: 600 });
 
     // Unknown session: NAK with Session-Context-Not-Found.
     const unknown = await radclient(daePort, 'disconnect', fr.secret, 'User-Name=nobody');

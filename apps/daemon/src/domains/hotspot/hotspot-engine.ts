@@ -442,14 +442,23 @@ export class HotspotEngine {
    * resolves. False when the client has no session.
    */
   async adjust(ip: string, change: SessionAdjustment): Promise<boolean> {
-    const session = this.sessions.get(ip);
+    let session = this.sessions.get(ip);
     if (!session) return false;
+    // The kernel keeps an element's time-out as it was added: a new one needs the element
+    // re-created, whose counters then start again, so what they hold is counted first.
+    const retime = change.sessionSeconds !== undefined;
+    if (retime) {
+      await this.readCounters();
+      session = this.sessions.get(ip);
+      if (!session) return false;
+    }
     const now = this.now();
     if (change.sessionSeconds !== undefined) session.expiresAt = change.sessionSeconds > 0 ? now + change.sessionSeconds * 1000 : null;
     if (change.idleSeconds !== undefined) session.idleSeconds = change.idleSeconds;
     if (change.totalBytes !== undefined) session.flowLimit = change.totalBytes > 0 ? change.totalBytes : null;
-    // The element is re-added with its new speeds and time-out, as a rate limit is.
-    this.pendingRemove.set(ip, { mac: session.mac, ip, onlyLimits: true, limits: { up: session.upKbps > 0, down: session.downKbps > 0 } });
+    // Re-added with its new speeds (and time-out), as a rate limit is.
+    this.pendingRemove.set(ip, { mac: session.mac, ip, ...(retime ? {} : { onlyLimits: true }), limits: { up: session.upKbps > 0, down: session.downKbps > 0 } });
+    if (retime) this.lastRaw.delete(ip);
     if (change.upKbps !== undefined) session.upKbps = change.upKbps;
     if (change.downKbps !== undefined) session.downKbps = change.downKbps;
     this.queueAdd(session);
