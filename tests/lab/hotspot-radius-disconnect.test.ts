@@ -13,7 +13,9 @@ import { freeradiusPrerequisites, radclient, startFreeRadius, type FreeRadius } 
  * RADIUS on the built daemon (linux driver, nft data plane) in the lab's gateway namespace,
  * with FreeRADIUS on that namespace's loopback: a guest signs in on a `radius` zone's portal
  * and reaches the internet; radclient's Disconnect-Request is acknowledged and the guest's
- * traffic stops at once; the accounting Stop reaches FreeRADIUS's detail file.
+ * traffic stops at once; the accounting Stop reaches FreeRADIUS's detail file. The request
+ * comes over the WAN from a configured server's address (the ruleset lets it reach the offline
+ * port); one from a LAN client is dropped.
  */
 const blocker = labPrerequisites() ?? freeradiusPrerequisites();
 if (blocker) throw new Error(`lab suite cannot run: ${blocker}`);
@@ -21,6 +23,8 @@ if (blocker) throw new Error(`lab suite cannot run: ${blocker}`);
 const PORTAL = 'http://192.168.11.1:2050';
 const DAE_PORT = 3799;
 const GUEST_IP = '192.168.11.20';
+const WAN_PEER = '198.51.100.1';
+const WAN_ADDRESS = '198.51.100.2';
 let lab: Lab;
 let gw: LabDaemon;
 let fr: FreeRadius;
@@ -48,7 +52,8 @@ beforeAll(async () => {
   inNs(guest().ns, ['ip', 'addr', 'replace', `${GUEST_IP}/24`, 'dev', guest().ifname]);
   inNs(guest().ns, ['ip', 'route', 'replace', 'default', 'via', '192.168.11.1']);
   write('/api/network', { action: 'add', ifname: 'wan1', role: 'wan', hwport: ['wan1'], proto: 'static', ipaddr: '198.51.100.2', netmask: '255.255.255.0', gateway: '198.51.100.1', dns: [SERVER_ADDRESS] });
-  write('/api/auth/radius', { enabled: true, radiusip: '127.0.0.1', sharekey: fr.secret, authport: fr.authPort, accoutport: fr.acctPort, nasid: 'lab-gw', offlineport: DAE_PORT, timeout: 2, retries: 1 });
+  // The second server's address is the upstream side's: the Disconnect-Request comes from the WAN.
+  write('/api/auth/radius', { enabled: true, radiusip: '127.0.0.1', radiusip2: WAN_PEER, sharekey: fr.secret, authport: fr.authPort, accoutport: fr.acctPort, nasid: 'lab-gw', offlineport: DAE_PORT, timeout: 2, retries: 1 });
   write('/api/auth/zone', { action: 'add', name: 'staff', ifname: 'lan', authmodel: 'radius', authtime: 1, authtime_unit: 'days' });
   await until(() => curl(['-o', '/dev/null', '-w', '%{http_code}', `http://${SERVER_ADDRESS}/`]).stdout === '302', 20);
 }, 180_000);
@@ -79,7 +84,11 @@ describe('RADIUS on the running daemon', () => {
     expect(element).toMatch(new RegExp(`${GUEST_IP.replace(/\./g, '\\.')} timeout 2m`));
     expect(reachesUpstream()).toBe(true);
 
-    const cut = await radclient(DAE_PORT, 'disconnect', fr.secret, `User-Name=dora,Acct-Session-Id=${sid}`, lab.gw);
+    // From the WAN: the ruleset lets the configured servers reach the offline port, no one else.
+    const stranger = await radclient(DAE_PORT, 'disconnect', fr.secret, `User-Name=dora`, lab.clients[0]!.ns, '192.168.11.1');
+    expect(stranger.output).not.toMatch(/Disconnect-(ACK|NAK)/);
+    expect(reachesUpstream()).toBe(true);
+    const cut = await radclient(DAE_PORT, 'disconnect', fr.secret, `User-Name=dora,Acct-Session-Id=${sid}`, lab.inet, WAN_ADDRESS);
     expect(cut.output).toMatch(/Disconnect-ACK/);
     // The ACK came after the data plane dropped the client: its very next request is redirected.
     expect(curl(['-o', '/dev/null', '-w', '%{http_code}', `http://${SERVER_ADDRESS}/`]).stdout).toBe('302');

@@ -216,10 +216,13 @@ export function parseDetail(text: string): Array<Record<string, string>> {
     );
 }
 
-/** radclient: sends one request of `code` (auth, acct, disconnect, coa) and returns its output. */
-export async function radclient(port: number, code: string, secret: string, attributes: string, netns?: string): Promise<{ status: number; output: string }> {
+/**
+ * radclient: sends one request of `code` (auth, acct, disconnect, coa) to `host` (loopback
+ * unless given) and returns its output; from inside `netns` when given.
+ */
+export async function radclient(port: number, code: string, secret: string, attributes: string, netns?: string, host = '127.0.0.1'): Promise<{ status: number; output: string }> {
   return new Promise((resolve) => {
-    const argv = [...(netns ? ['ip', 'netns', 'exec', netns] : []), RADCLIENT, '-x', '-r', '1', '-t', '3', `127.0.0.1:${port}`, code, secret];
+    const argv = [...(netns ? ['ip', 'netns', 'exec', netns] : []), RADCLIENT, '-x', '-r', '1', '-t', '3', `${host}:${port}`, code, secret];
     const child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (c) => (output += String(c)));

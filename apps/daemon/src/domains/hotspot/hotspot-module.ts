@@ -4,6 +4,7 @@ import { hotspotRulesetContributor } from './hotspot-ruleset.js';
 import { registerHotspot, type HotspotDeps } from './hotspot-setup.js';
 import { registerSmsRoutes } from './sms/sms-routes.js';
 import { registerRadius } from './radius/radius-routes.js';
+import { radiusRulesetContributor } from './radius/radius-ruleset.js';
 
 /**
  * The hotspot: its sets and redirects in the one ruleset (ahead of the firewall's rules), the
@@ -13,7 +14,10 @@ import { registerRadius } from './radius/radius-routes.js';
 export const hotspotModule = defineDomain({
   name: 'hotspot',
   pages: ['authuserinfo', 'inneruser', 'expirationnotice', 'sms', 'radius'],
-  contributions: (settings) => [contribute(RULESET_PARTS, hotspotRulesetContributor(() => settings.portalPort))],
+  contributions: (settings) => [
+    contribute(RULESET_PARTS, hotspotRulesetContributor(() => settings.portalPort)),
+    contribute(RULESET_PARTS, radiusRulesetContributor()),
+  ],
   register: async (app, ctx, deps: HotspotDeps | undefined) => {
     registerSmsRoutes(app, ctx);
     const radius = registerRadius(app, ctx);
