@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { HotspotEngine, type CredentialResult, type HotspotCredentials, type OutsideAuthenticator } from '../src/domains/hotspot/hotspot-engine.js';
 import { SimDataplane } from '../src/domains/hotspot/hotspot-dataplane.js';
@@ -20,8 +23,8 @@ const localUsers: HotspotCredentials = {
   redeemVoucher: async () => ({ ok: false, error: 'portal.error.code' }),
 };
 
-function setup(outside: Partial<Record<'radius' | 'ldap', OutsideAuthenticator>> = {}) {
-  let now = Date.UTC(2026, 0, 10, 12);
+function setup(outside: Partial<Record<'radius' | 'ldap', OutsideAuthenticator>> = {}, stateFile?: string, start = Date.UTC(2026, 0, 10, 12)) {
+  let now = start;
   const dataplane = new SimDataplane();
   const events: string[] = [];
   const engine = new HotspotEngine({
@@ -29,6 +32,7 @@ function setup(outside: Partial<Record<'radius' | 'ldap', OutsideAuthenticator>>
     config: () => config,
     credentials: localUsers,
     now: () => now,
+    ...(stateFile ? { stateFile } : {}),
     outside,
     observers: [{ started: (s: HotspotSession) => events.push(`start ${s.kind} ${s.account}`), ended: (s, reason) => events.push(`end ${s.account} ${reason}`) }],
   });
@@ -80,6 +84,18 @@ describe('outside authenticators', () => {
     expect(await setup().engine.login(client, ldapZone, { method: 'local', username: 'carol', password: 'p' })).toEqual({ ok: false, error: 'portal.error.notConfigured' });
     const broken = setup({ ldap: { authenticate: async () => Promise.reject(new Error('down')) } });
     expect(await broken.engine.login(client, ldapZone, { method: 'local', username: 'carol', password: 'p' })).toEqual({ ok: false, error: 'portal.error.system' });
+  });
+
+  test('a session that ended while the daemon was down is reported ended when it starts again', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'portico-outside-')), 'state.json');
+    const before = setup({ ldap: { authenticate: async () => grant({ expiresAt: Date.UTC(2026, 0, 10, 13) }) } }, file);
+    await before.engine.login({ mac: '02:00:00:00:00:26', ip: '192.168.11.26' }, ldapZone, { method: 'local', username: 'carol', password: 'p' });
+    await before.engine.stop();
+    const after = setup({}, file, Date.UTC(2026, 0, 10, 14));
+    await after.engine.start();
+    expect(after.engine.session('192.168.11.26')).toBeUndefined();
+    expect(after.events).toEqual(['end ldap:carol expired']);
+    rmSync(dirname(file), { recursive: true, force: true });
   });
 
   test('a change of limits on a live session reaches the data plane and can end it', async () => {

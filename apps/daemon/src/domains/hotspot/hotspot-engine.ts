@@ -186,7 +186,12 @@ export class HotspotEngine {
     for (const entry of saved?.reminded ?? []) if (isMac(entry.mac) && isIpv4(entry.ip)) this.reminded.set(entry.mac, entry);
     for (const session of saved?.sessions ?? []) {
       if (!isIpv4(session.ip) || !isMac(session.mac)) continue;
-      if (this.endReason(session, now)) continue;
+      const reason = this.endReason(session, now);
+      if (reason) {
+        // Ended while the daemon was down: observers (outside accounting) still hear of it.
+        this.notify((o) => o.ended?.(session, reason));
+        continue;
+      }
       this.putSession(session);
     }
     // Whatever the kernel holds that is not a restored session is taken out, so nobody who
