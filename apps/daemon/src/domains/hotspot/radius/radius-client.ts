@@ -230,10 +230,16 @@ export class RadiusTransport {
 
   /** Sends one request to each server in turn until one answers with a verified packet. */
   async send(servers: readonly RadiusEndpoint[], code: string, attributes: RadiusAttribute[], messageAuthenticator = false): Promise<RadiusOutcome> {
+    // Replaced (new secret or timing) while this request waited: it opens no socket any more.
+    if (this.closed) return { ok: false, error: 'unreachable' };
     let worst: 'timeout' | 'unreachable' = 'unreachable';
     for (const server of servers) {
       const started = performance.now();
       const leave = await this.enter(`${server.host}|${server.port}`);
+      if (this.closed) {
+        leave();
+        return { ok: false, error: 'unreachable' };
+      }
       const socket = this.socketFor(server);
       const result = await socket
         .request((identifier) => encodeRequest(code, this.options.secret, identifier, attributes, messageAuthenticator))
@@ -272,9 +278,13 @@ export class RadiusTransport {
     return n;
   }
 
+  private closed = false;
+
   close(): void {
+    this.closed = true;
     for (const list of this.sockets.values()) for (const s of list) s.close();
     this.sockets.clear();
+    for (const window of this.windows.values()) for (const wake of window.waiting.splice(0)) wake();
   }
 }
 
