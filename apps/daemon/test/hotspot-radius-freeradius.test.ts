@@ -197,6 +197,10 @@ describe.skipIf(missing !== null)('RADIUS sign-in against FreeRADIUS', () => {
     // Another NAS's request: NAS-Identification-Mismatch.
     const other = await radclient(daePort, 'disconnect', fr.secret, 'User-Name=bob,NAS-Identifier=other-nas');
     expect(other.output).toMatch(/Error-Cause = NAS-Identification-Mismatch/);
+    // Authorize-Only asks for a re-authentication the portal cannot make: Unsupported-Attribute.
+    const reauth = await radclient(daePort, 'coa', fr.secret, `User-Name=bob,Service-Type=Authorize-Only`);
+    expect(reauth.output).toMatch(/CoA-NAK/);
+    expect(reauth.output).toMatch(/Error-Cause = Unsupported-Attribute/);
     // A wrong secret: dropped without an answer, the client stays on.
     const forged = await radclient(daePort, 'disconnect', 'Wrong-Secret', 'User-Name=bob');
     expect(forged.output).not.toMatch(/Disconnect-(ACK|NAK)/);

@@ -36,8 +36,10 @@ const UNSUPPORTED = new Set([
   11, // Filter-Id
   64, // Tunnel-Type
   81, // Tunnel-Private-Group-Id
-  6, // Service-Type (Authorize-Only needs a re-authentication the portal cannot do)
 ]);
+/** Service-Type Authorize-Only (RFC 5176 §3.2) asks for a re-authentication the portal cannot make. */
+const SERVICE_TYPE = 6;
+const AUTHORIZE_ONLY = 17;
 
 /** Answers to retransmitted requests are sent again, not acted on twice (RFC 5176 §2.3). */
 const DUPLICATE_MS = 30_000;
@@ -130,7 +132,8 @@ export class DaeServer {
     const nasIp = first(ATTR.nasIp);
     const nasId = first(ATTR.nasIdentifier);
     if ((nasIp && (nasIp.length !== 4 || [...nasIp].join('.') !== s.nasip)) || (nasId && nasId.toString('utf8') !== s.nasid)) return answer(false, ERROR_CAUSE.nasMismatch);
-    if (raw.some(([t]) => UNSUPPORTED.has(t))) return answer(false, ERROR_CAUSE.unsupportedAttribute);
+    const authorizeOnly = raw.some(([t, v]) => t === SERVICE_TYPE && v.length === 4 && v.readUInt32BE(0) === AUTHORIZE_ONLY);
+    if (authorizeOnly || raw.some(([t]) => UNSUPPORTED.has(t))) return answer(false, ERROR_CAUSE.unsupportedAttribute);
     // Session identification attributes (RFC 5176 §3): every one given must match.
     const sid = first(ATTR.acctSessionId)?.toString('utf8');
     const user = first(ATTR.userName)?.toString('utf8');
