@@ -78,3 +78,24 @@ describe('RADIUS transport', () => {
     expect(server.received()).toBe(0);
   });
 });
+
+describe('the disconnect port', () => {
+  test('a port another program holds is reported once, then tried again only after a while', async () => {
+    const { DaeServer } = await import('../src/domains/hotspot/radius/radius-dae.js');
+    const holder = createSocket('udp4');
+    servers.push(holder);
+    await new Promise<void>((resolve) => holder.bind(0, '127.0.0.1', resolve));
+    const reports: unknown[] = [];
+    const dae = new DaeServer({ settings: () => { throw new Error('not used'); }, sessions: () => [], disconnect: async () => false, adjust: async () => false, report: (e) => reports.push(e) });
+    const where = { host: '127.0.0.1', port: holder.address().port };
+    await expect(dae.listen(where)).rejects.toThrow(/EADDRINUSE/);
+    // The next calls (the service's reconcile, every second) do not try again at once.
+    await dae.listen(where);
+    await dae.listen(where);
+    expect(dae.port()).toBe(0);
+    // Another port is tried at once and opens.
+    await dae.listen({ host: '127.0.0.1', port: 0 });
+    await dae.close();
+    expect(reports).toEqual([]);
+  });
+});

@@ -41,6 +41,9 @@ const UNSUPPORTED = new Set([
 const SERVICE_TYPE = 6;
 const AUTHORIZE_ONLY = 17;
 
+/** How long a port that could not be opened is left before the next try. */
+const RETRY_BIND_MS = 30_000;
+
 /** Answers to retransmitted requests are sent again, not acted on twice (RFC 5176 §2.3). */
 const DUPLICATE_MS = 30_000;
 
@@ -60,20 +63,39 @@ export class DaeServer {
   /** Opens, moves or closes the port to match `where` (null: closed). */
   async listen(where: { host: string; port: number } | null): Promise<void> {
     if (where && this.bound && where.host === this.bound.host && where.port === this.bound.port) return;
+    // A port another program holds is tried again now and then, not on every call.
+    const key = where ? `${where.host}|${where.port}` : '';
+    if (this.failed && this.failed.key === key && Date.now() - this.failed.at < RETRY_BIND_MS) return;
     await this.close();
     if (!where) return;
+    try {
+      await this.bind(where);
+      this.failed = undefined;
+    } catch (error) {
+      this.failed = { key, at: Date.now() };
+      throw error;
+    }
+  }
+
+  private failed: { key: string; at: number } | undefined;
+
+  private async bind(where: { host: string; port: number }): Promise<void> {
     const socket = dgram.createSocket(where.host.includes(':') ? 'udp6' : 'udp4');
     socket.on('message', (message, peer) => {
       this.handle(message, peer).catch((error) => this.deps.report(error, 'RADIUS dynamic authorisation request failed'));
     });
-    socket.on('error', (error) => this.deps.report(error, 'RADIUS disconnect port failed'));
     await new Promise<void>((resolve, reject) => {
-      socket.once('error', reject);
+      const fail = (error: Error) => {
+        socket.close();
+        reject(error);
+      };
+      socket.once('error', fail);
       socket.bind(where.port, where.host, () => {
-        socket.off('error', reject);
+        socket.off('error', fail);
         resolve();
       });
     });
+    socket.on('error', (error) => this.deps.report(error, 'RADIUS disconnect port failed'));
     this.socket = socket;
     this.bound = where;
   }
