@@ -98,6 +98,8 @@ function baseLayer(cache) {
     // The .debs already downloaded by an earlier build: a changed list fetches only what is new.
     '--skip=download/empty',
     '--skip=essential/unlink',
+    // sync-in needs its target folder: a hook file makes it (a file, so no shell is involved).
+    `--setup-hook=${join(here, 'mmdebstrap-apt-cache-dir.mjs')}`,
     `--setup-hook=sync-in ${debs} /var/cache/apt/archives/`,
     `--customize-hook=sync-out /var/cache/apt/archives ${debs}`,
     suite,
@@ -113,9 +115,10 @@ function baseLayer(cache) {
 /** Copies the built project into the root tree, laid out as in the repository so it finds its parts. */
 export function installProject(root) {
   const app = join(root, IMAGE_LAYOUT.appDir.slice(1));
-  const needed = ['apps/daemon/dist/main.mjs', 'apps/console/dist/index.html', 'apps/portal/dist/index.html'];
+  const needed = ['apps/daemon/dist/main.mjs', 'apps/console/dist/index.html', 'apps/portal/dist/index.html', 'apps/ap-agent/dist/portico-agent.mjs'];
   for (const file of needed) if (!existsSync(join(repo, file))) throw new Error(`${file} is missing: build the project first (npm run build)`);
-  for (const part of ['apps/daemon/dist', 'apps/console/dist', 'apps/portal/dist']) {
+  // The AP agent too: the same image runs as an access point or CPE managed by another gateway.
+  for (const part of ['apps/daemon/dist', 'apps/console/dist', 'apps/portal/dist', 'apps/ap-agent/dist']) {
     cpSync(join(repo, part), join(app, part), { recursive: true, filter: (src) => !src.endsWith('.map') });
   }
   // better-sqlite3: exactly the files Node loads to open a database, as the container image takes them.

@@ -1,7 +1,7 @@
 export declare const IMAGE_FILE: string;
 export declare const FIRST_PORT_SLOT: number;
 export declare function firmwareFile(): string;
-export declare function accelerator(): 'kvm' | 'tcg';
+export declare function accelerator(moduleDir?: string): 'kvm' | 'tcg';
 export declare function guestPortName(index: number): string;
 export declare function qemuArgs(options: {
   image?: string;

@@ -20,9 +20,15 @@ export function firmwareFile() {
   return found;
 }
 
-/** KVM when the device opens for reading and writing; software emulation otherwise. */
-export function accelerator() {
+/**
+ * KVM when the device opens for reading and writing and the host runs hardware virtualisation
+ * (kvm_intel or kvm_amd); software emulation otherwise. A /dev/kvm backed only by kvm_pvm (a
+ * nested host without hardware support) runs PVM-built guest kernels alone: the firmware and
+ * Debian's kernel stop there with an internal emulation error.
+ */
+export function accelerator(moduleDir = '/sys/module') {
   if (process.env.PORTICO_VM_ACCEL === 'tcg') return 'tcg';
+  if (!['kvm_intel', 'kvm_amd'].some((name) => existsSync(join(moduleDir, name)))) return 'tcg';
   try {
     accessSync('/dev/kvm', constants.R_OK | constants.W_OK);
     return 'kvm';

@@ -37,9 +37,10 @@ export const CHROMIUM = process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium';
  * browser tests, clang for the eBPF classifier the build compiles and the root-only kernel tests
  * load (apps/daemon/bpf-build.mjs), shellcheck for the OpenWrt package's shell scripts
  * (tests/packaging/openwrt-feed.test.ts), sfdisk for the image's disk layout
- * (tests/packaging/image-disk.test.ts).
+ * (tests/packaging/image-disk.test.ts), OpenLDAP's server for the hotspot's LDAP sign-in
+ * (apps/daemon/test/hotspot-ldap.test.ts, which also installs it when run on its own).
  */
-const TEST_PACKAGES = { [CHROMIUM]: 'chromium', '/usr/bin/clang': 'clang', '/usr/bin/shellcheck': 'shellcheck', '/usr/sbin/sfdisk': 'fdisk' };
+const TEST_PACKAGES = { [CHROMIUM]: 'chromium', '/usr/bin/clang': 'clang', '/usr/bin/shellcheck': 'shellcheck', '/usr/sbin/sfdisk': 'fdisk', '/usr/sbin/slapd': 'slapd', '/usr/bin/ldapsearch': 'ldap-utils' };
 
 /**
  * On a machine where we are root, installs what is missing from Debian's packages; otherwise

@@ -3,12 +3,11 @@
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { chmod } from 'node:fs/promises';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-await build({
-  entryPoints: [join(here, 'src', 'ap-agent-main.ts')],
-  outfile: join(here, 'dist', 'ap-agent.mjs'),
+const common = {
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -21,4 +20,16 @@ await build({
   charset: 'ascii',
   // execa's CommonJS dependencies call require(); give it to them inside the ESM bundle.
   banner: { js: "import { createRequire as __agent_createRequire } from 'node:module';\nconst require = __agent_createRequire(import.meta.url);" },
+  // ws's optional native speed-ups; ws runs without them.
+  external: ['bufferutil', 'utf-8-validate'],
+};
+
+// The library (startAgent / runAgentCli with any transport) and the executable over TLS WebSockets.
+await build({ ...common, entryPoints: [join(here, 'src', 'ap-agent-main.ts')], outfile: join(here, 'dist', 'ap-agent.mjs') });
+await build({
+  ...common,
+  entryPoints: [join(here, 'src', 'ap-agent-cli.ts')],
+  outfile: join(here, 'dist', 'portico-agent.mjs'),
+  banner: { js: `#!/usr/bin/env node\n${common.banner.js}` },
 });
+await chmod(join(here, 'dist', 'portico-agent.mjs'), 0o755);

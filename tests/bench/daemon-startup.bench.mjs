@@ -75,7 +75,8 @@ async function once(program) {
   const stateDir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
   const port = await freePort();
   const portalPort = await freePort();
-  const env = { ...process.env, ...DAEMON_ENV, PORTICO_STATE_DIR: stateDir, PORTICO_PORT: String(port), PORTICO_PORTAL_PORT: String(portalPort), PORTICO_HOST: '127.0.0.1', PORTICO_LOG_LEVEL: 'warn' };
+  const wirelessPort = await freePort();
+  const env = { ...process.env, ...DAEMON_ENV, PORTICO_STATE_DIR: stateDir, PORTICO_PORT: String(port), PORTICO_PORTAL_PORT: String(portalPort), PORTICO_WIRELESS_PORT: String(wirelessPort), PORTICO_HOST: '127.0.0.1', PORTICO_LOG_LEVEL: 'warn' };
   {
     // Warm state: the first start creates the database and the admin account.
     const first = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...program], { cwd: REPO, env, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -38,6 +38,7 @@ export async function startDaemon(env: Record<string, string> = {}): Promise<Run
   const stateDir = mkdtempSync(join(tmpdir(), 'portico-e2e-'));
   const port = await freePort();
   const portalPort = await freePort();
+  const wirelessPort = await freePort();
   const child: ChildProcess = spawn(process.execPath, [...DAEMON_NODE_FLAGS, DAEMON], {
     env: {
       ...process.env,
@@ -46,6 +47,7 @@ export async function startDaemon(env: Record<string, string> = {}): Promise<Run
       PORTICO_PORT: String(port),
       // The captive portal's own listener: a free port too, so runs never collide.
       PORTICO_PORTAL_PORT: String(portalPort),
+      PORTICO_WIRELESS_PORT: String(wirelessPort),
       PORTICO_HOST: '127.0.0.1',
       PORTICO_LOG_LEVEL: 'warn',
       ...env,

@@ -20,24 +20,34 @@ export const LAB_PACKAGES: Record<string, string> = {
   '/usr/bin/clang': 'clang',
 };
 
+/** What the AP agent's lab test needs: hostapd (wired driver), a wpa_supplicant station, iw. */
+export const WIRELESS_LAB_PACKAGES: Record<string, string> = {
+  '/usr/sbin/ip': 'iproute2',
+  '/usr/sbin/hostapd': 'hostapd',
+  '/usr/sbin/hostapd_cli': 'hostapd',
+  '/usr/sbin/wpa_supplicant': 'wpasupplicant',
+  '/usr/sbin/wpa_cli': 'wpasupplicant',
+  '/usr/sbin/iw': 'iw',
+};
+
 /** Installs what is missing from Debian's packages (root only); returns what is still missing. */
-export function ensureLabPackages(): string[] {
-  const missing = Object.entries(LAB_PACKAGES).filter(([bin]) => !existsSync(bin));
+export function ensureLabPackages(packages: Record<string, string> = LAB_PACKAGES): string[] {
+  const missing = Object.entries(packages).filter(([bin]) => !existsSync(bin));
   if (missing.length && process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     process.env.DEBIAN_FRONTEND = env.DEBIAN_FRONTEND;
     run(['apt-get', 'update', '-qq'], { allowFail: true });
     run(['apt-get', 'install', '-y', '-qq', ...new Set(missing.map(([, pkg]) => pkg))]);
   }
-  return Object.entries(LAB_PACKAGES)
+  return Object.entries(packages)
     .filter(([bin]) => !existsSync(bin))
     .map(([, pkg]) => pkg);
 }
 
 /** The lab needs root for namespaces; CI and the lab script run as root. */
-export function labPrerequisites(): string | null {
+export function labPrerequisites(packages: Record<string, string> = LAB_PACKAGES): string | null {
   if (process.getuid?.() !== 0) return 'the network lab needs root (network namespaces)';
-  const missing = ensureLabPackages();
+  const missing = ensureLabPackages(packages);
   if (missing.length) return `missing Debian packages: ${missing.join(', ')}`;
   return null;
 }

@@ -130,7 +130,7 @@ export function staleLabNamespaces(): string[] {
   return out
     .split('\n')
     .map((line) => line.split(' ')[0]!)
-    .filter((name) => /^pt[0-9a-f]{4}-(inet|gw|cl\d+)$/.test(name));
+    .filter((name) => /^pt[0-9a-f]{4}-(inet|gw|cl\d+|ap\d+|sta\d+)$/.test(name));
 }
 
 export function removeStaleLabs(): void {

@@ -373,6 +373,7 @@ describe('the image built here from its Dockerfile (no engine), its command run'
       PORTICO_HOST: '127.0.0.1',
       PORTICO_PORT: String(await freePort()),
       PORTICO_PORTAL_PORT: String(await freePort()),
+      PORTICO_WIRELESS_PORT: String(await freePort()),
       PATH: process.env.PATH,
     };
     const [command, ...args] = lastInstruction(SIM_STAGES, 'CMD')!.exec!;

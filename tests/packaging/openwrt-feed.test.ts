@@ -291,6 +291,7 @@ describe('the init script under procd', () => {
         PORTICO_STATE_DIR: '/etc/portico',
         PORTICO_PORT: '8443',
         PORTICO_PORTAL_PORT: '2060',
+        PORTICO_WIRELESS_PORT: '15002',
         PORTICO_LOG_LEVEL: 'debug',
         PORTICO_LAN_PORTS: 'lan1 lan2',
         PORTICO_WAN_PORTS: 'wan',
@@ -311,6 +312,7 @@ describe('the init script under procd', () => {
       const env = defaults.find((c) => c[0] === 'procd_set_param' && c[1] === 'env')!.slice(2);
       expect(env).toContain('PORTICO_PORT=8080');
       expect(env).toContain('PORTICO_PORTAL_PORT=2050');
+      expect(env).toContain('PORTICO_WIRELESS_PORT=15002');
       expect(env).toContain('PORTICO_LAN_PORTS=');
       const disabled = await runInit(shell, "config portico 'main'\n\toption enabled '0'\n", 'start_service');
       expect(disabled.map((c) => c[0])).toEqual(['config_load']);

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { GuestAgent, guestPortName, qemuArgs } from '../../image/vm-guest.mjs';
+import { accelerator, GuestAgent, guestPortName, qemuArgs } from '../../image/vm-guest.mjs';
 
 /**
  * The VM launcher's side of QEMU: its command line, and its guest-agent client against an agent
@@ -111,5 +111,32 @@ describe('the QEMU command line', () => {
     expect(kvm[kvm.indexOf('-cpu') + 1]).toBe('host');
     expect(tcg[tcg.indexOf('-machine') + 1]).toBe('q35,accel=tcg');
     expect(tcg[tcg.indexOf('-cpu') + 1]).toBe('max');
+  });
+});
+
+describe('the accelerator', () => {
+  test('is software emulation when the host has no hardware KVM module, even if /dev/kvm is there (a PVM-only host)', () => {
+    const modules = mkdtempSync(join(tmpdir(), 'portico-modules-'));
+    try {
+      mkdirSync(join(modules, 'kvm'));
+      mkdirSync(join(modules, 'kvm_pvm'));
+      expect(accelerator(modules)).toBe('tcg');
+      mkdirSync(join(modules, 'kvm_amd'));
+      // With hardware KVM, it is KVM exactly when /dev/kvm opens for reading and writing.
+      const opens = (() => {
+        try {
+          accessSync('/dev/kvm', constants.R_OK | constants.W_OK);
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      expect(accelerator(modules)).toBe(opens ? 'kvm' : 'tcg');
+      process.env.PORTICO_VM_ACCEL = 'tcg';
+      expect(accelerator(modules)).toBe('tcg');
+    } finally {
+      delete process.env.PORTICO_VM_ACCEL;
+      rmSync(modules, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BOOT_LIMIT_MS, startSignedInGateway, vmPrerequisites, type AdminApi, type GuestPeer, type VmGateway } from './vm-gateway.js';
+import { BOOT_LIMIT_MS, poll, startSignedInGateway, vmPrerequisites, type AdminApi, type GuestPeer, type VmGateway } from './vm-gateway.js';
 
 /**
  * Dialled links in the image's kernel: a PPPoE WAN against a PPPoE server, L2TP and PPTP
@@ -30,7 +30,7 @@ describe.skipIf(skip !== null)(`dialled links in the image's kernel${skip ? ` (s
     // The VPN servers' address, on a LAN-side network of the gateway's.
     await peer.run(['/usr/sbin/ip', 'addr', 'add', '10.90.0.2/24', 'dev', 'pp2']);
     await admin.write('network', { action: 'add', ifname: 'vpnlan', role: 'lan', hwport: ['lp2'], proto: 'static', ipaddr: '10.90.0.1', netmask: '255.255.255.0' });
-    await expect.poll(() => peer.ping('10.90.0.1')).toBe(true);
+    await poll(() => peer.ping('10.90.0.1'), (up) => up, 120_000, 'the VPN servers reach the gateway');
   }, 2 * BOOT_LIMIT_MS);
 
   afterAll(async () => {

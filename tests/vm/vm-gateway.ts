@@ -150,7 +150,8 @@ export { guestPortName };
 /** How long a boot may take: minutes without KVM. */
 export const BOOT_LIMIT_MS = 600_000;
 
-async function poll<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
+/** Polls `probe` until `done` holds (for hooks, where expect.poll is not allowed). */
+export async function poll<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -195,8 +196,10 @@ export async function signIn(gw: VmGateway, password: string): Promise<AdminApi>
   const write = async (path: string, body: Record<string, unknown>) => {
     const reply = await api.post(path, body);
     if (!reply.success) throw new Error(`${path}: ${JSON.stringify(reply)}`);
-    if ((reply.data as { confirm?: unknown } | undefined)?.confirm) {
-      const confirmed = await api.post('sysconf/confirm', {});
+    // A change that can cut the administrator off waits for its one-time token back.
+    const ticket = (reply.data as { confirm?: { token?: string } } | undefined)?.confirm;
+    if (ticket) {
+      const confirmed = await api.post('sysconf/confirm', { token: ticket.token });
       if (!confirmed.success) throw new Error(`confirm: ${JSON.stringify(confirmed)}`);
     }
     return reply;

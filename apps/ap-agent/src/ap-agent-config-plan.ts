@@ -35,6 +35,7 @@ export const REJECT_REASONS = {
   mfpRequired: 'ucentral.reject.mfpRequired',
   invalid: 'ucentral.reject.invalid',
   applyFailed: 'ucentral.reject.applyFailed',
+  wiredPort: 'ucentral.reject.wiredPort',
 } as const;
 
 export type ChannelWidthMhz = 20 | 40 | 80;
@@ -55,6 +56,8 @@ export interface RadioPlan {
   index: number;
   phy: string;
   ifname: string;
+  /** hostapd's driver: `wired` is an 802.1X authenticator on an Ethernet port. */
+  driver: 'nl80211' | 'wired';
   band: UcentralBand;
   country: string;
   channel: number | 'auto';
@@ -191,6 +194,7 @@ function planRadio(config: DeviceConfig, index: number, settings: AgentSettings,
     index,
     phy: device.phy,
     ifname: device.interface,
+    driver: device.driver,
     band: radio.band,
     country: radio.country,
     channel: fit.channel,
@@ -248,6 +252,11 @@ export function planConfig(config: DeviceConfig, uuid: number, settings: AgentSe
           out.refusals.push({ parameter: { [`${where}.wifi-bands`]: band }, reason: REJECT_REASONS.noRadioForBand });
         }
         for (const radio of carriers) {
+          // A wired port carries one 802.1X authenticator: no PSK, no WDS, no second BSS.
+          if (radio.driver === 'wired' && (ssid.encryption.proto !== 'wpa2' || ssid['bss-mode'] !== 'ap' || radio.bsses.length > 0)) {
+            out.refusals.push({ parameter: { [where]: ssid.name }, reason: REJECT_REASONS.wiredPort });
+            continue;
+          }
           const bss: BssPlan = { ifname: '', interfaceName: iface.name, ssid, mfp: mfpFor(ssid), ...(bridge ? { bridge } : {}) };
           if (ssid['bss-mode'] === 'wds-sta') {
             if (radio.station || radio.bsses.length > 0) out.refusals.push({ parameter: { [where]: ssid.name }, reason: REJECT_REASONS.stationNotAlone });

@@ -127,8 +127,13 @@ export function macList(bss: BssPlan): string[] {
 
 function radioSection(lines: ConfLines, radio: RadioPlan, paths: RenderPaths): void {
   lines.set('interface', radio.ifname);
-  lines.set('driver', 'nl80211');
+  lines.set('driver', radio.driver);
   lines.set('ctrl_interface', paths.hostapdControlDir);
+  if (radio.driver === 'wired') {
+    // 802.1X on a shared medium: EAPOL goes to the PAE group address, no radio settings exist.
+    lines.set('use_pae_group_addr', 1);
+    return;
+  }
   lines.set('country_code', radio.country);
   lines.set('ieee80211d', 1);
   if (radio.band === '5G') lines.set('ieee80211h', 1);
@@ -146,7 +151,7 @@ function radioSection(lines: ConfLines, radio: RadioPlan, paths: RenderPaths): v
   lines.set('rts_threshold', radio.rtsThreshold);
 }
 
-function bssSection(lines: ConfLines, bss: BssPlan, paths: RenderPaths, files: RenderedFile[]): void {
+function bssSection(lines: ConfLines, bss: BssPlan, paths: RenderPaths, files: RenderedFile[], wired: boolean): void {
   const ssid = bss.ssid;
   if (bss.ifname.includes('-')) {
     lines.set('bss', bss.ifname);
@@ -159,7 +164,8 @@ function bssSection(lines: ConfLines, bss: BssPlan, paths: RenderPaths, files: R
   if (ssid['isolate-clients']) lines.set('ap_isolate', 1);
   lines.set('max_num_sta', ssid['maximum-clients']);
   const proto = ssid.encryption.proto;
-  if (proto !== 'none') {
+  // A wired port authenticates with 802.1X alone: no WPA keys exist on Ethernet.
+  if (proto !== 'none' && !wired) {
     lines.set('wpa', 2);
     const keyMgmt = { psk2: 'WPA-PSK', sae: 'SAE', 'psk2-sae': 'WPA-PSK SAE', wpa2: 'WPA-EAP' }[proto];
     lines.set('wpa_key_mgmt', keyMgmt);
@@ -190,11 +196,11 @@ function bssSection(lines: ConfLines, bss: BssPlan, paths: RenderPaths, files: R
     const macs = macList(bss);
     files.push({ path, content: macs.map((m) => `${m}\n`).join(''), mode: 0o644 });
   }
-  if (ssid.rrm?.['neighbor-reporting']) {
+  if (ssid.rrm?.['neighbor-reporting'] && !wired) {
     lines.set('rrm_neighbor_report', 1);
     lines.set('rrm_beacon_report', 1);
   }
-  if (ssid['portico-steering']?.['bss-transition']) lines.set('bss_transition', 1);
+  if (ssid['portico-steering']?.['bss-transition'] && !wired) lines.set('bss_transition', 1);
   if (ssid['bss-mode'] === 'wds-ap') lines.set('wds_sta', 1);
 }
 
@@ -202,7 +208,7 @@ function renderHostapd(radio: RadioPlan, paths: RenderPaths): RenderedFile[] {
   const files: RenderedFile[] = [];
   const lines = new ConfLines(`Portico AP agent: radio ${radio.index} (${radio.ifname})`);
   radioSection(lines, radio, paths);
-  for (const bss of radio.bsses) bssSection(lines, bss, paths, files);
+  for (const bss of radio.bsses) bssSection(lines, bss, paths, files, radio.driver === 'wired');
   const path = hostapdConfPath(paths.confDir, radio.ifname);
   // Passphrases and RADIUS secrets: readable by root only.
   return [checkedFile(path, lines, lines.flat(), 0o600), ...files];

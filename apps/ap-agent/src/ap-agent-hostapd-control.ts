@@ -12,8 +12,10 @@ const TOKEN = /^[A-Za-z0-9_.:,=+\-[\]]{1,200}$/;
 
 export interface StationInfo {
   mac: string;
-  /** dBm; undefined when the driver reports none. */
+  /** dBm; undefined when the driver reports none (a wired port). */
   signal?: number;
+  /** 802.1X (or the open/PSK equivalent) let it through: `[AUTHORIZED]` among its flags. */
+  authorized: boolean;
   /** kbit/s. */
   rxBitrate?: number;
   txBitrate?: number;
@@ -66,6 +68,7 @@ export function parseAllSta(text: string): StationInfo[] {
     const signal = Number(current.get('signal'));
     stations.push({
       mac,
+      authorized: (current.get('flags') ?? '').includes('[AUTHORIZED]'),
       ...(Number.isInteger(signal) && signal >= -120 && signal <= 0 ? { signal } : {}),
       ...(rate(current.get('rx_rate_info')) === undefined ? {} : { rxBitrate: rate(current.get('rx_rate_info')) }),
       ...(rate(current.get('tx_rate_info')) === undefined ? {} : { txBitrate: rate(current.get('tx_rate_info')) }),

@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { channelMhz, type Association, type ScanEntry } from '@portico/schema';
 import { centre80, fitChannel, type BssPlan, type ConfigPlan, type RadioPlan } from './ap-agent-config-plan.js';
@@ -58,6 +58,8 @@ export class PidFileSupervisor implements DaemonSupervisor {
   }
 
   async start(name: string, argv: readonly string[]): Promise<void> {
+    // The daemons write their pid files here; without the folder they run but cannot be found.
+    await mkdir(this.pidDir, { recursive: true, mode: 0o700 });
     await runChecked(this.run, argv);
   }
 
@@ -102,11 +104,12 @@ function previousAcl(files: Map<string, string>, confDir: string, ifname: string
   return null;
 }
 
-function association(station: StationInfo): Association | null {
-  if (station.signal === undefined) return null;
+/** A station as the state report gives it; on a radio, one without a signal is not associated yet. */
+function association(station: StationInfo, wired: boolean): Association | null {
+  if (wired ? !station.authorized : station.signal === undefined) return null;
   return {
     station: station.mac,
-    rssi: station.signal,
+    ...(station.signal === undefined ? {} : { rssi: station.signal }),
     ...(station.rxBitrate === undefined ? {} : { rx_rate: { bitrate: station.rxBitrate } }),
     ...(station.txBitrate === undefined ? {} : { tx_rate: { bitrate: station.txBitrate } }),
     rx_bytes: station.rxBytes,
@@ -174,7 +177,7 @@ export class HostapdRadioDriver implements RadioDriver {
         continue;
       }
       const power = radio.txPowerDbm ?? 'auto';
-      if (this.txPower.get(index) !== power) {
+      if (radio.driver !== 'wired' && this.txPower.get(index) !== power) {
         await this.iw.setTxPower(radio.ifname, power);
         this.txPower.set(index, power);
       }
@@ -262,12 +265,31 @@ export class HostapdRadioDriver implements RadioDriver {
       for (const bss of radio.bsses) {
         const bssid = status?.bssids.get(bss.ifname) ?? iw.find((i) => i.name === bss.ifname)?.addr;
         if (!bssid) continue;
-        const stations = await this.hostapd.allStations(bss.ifname).catch(() => []);
-        const associations = stations.map(association).filter((a): a is Association => a !== null);
+        let stations = await this.hostapd.allStations(bss.ifname).catch(() => []);
+        const wired = radio.driver === 'wired';
+        if (wired) stations = await this.enforceWiredAcl(bss, stations);
+        const associations = stations.map((s) => association(s, wired)).filter((a): a is Association => a !== null);
         bsses.push(this.bssSnapshot(radio, bss, bssid, snap.channel, associations));
       }
     }
     return { radios, bsses };
+  }
+
+  /**
+   * hostapd's wired driver takes any station that completes 802.1X: it never consults its MAC
+   * lists. The lists are kept there (hostapd_cli edits them) and enforced here, each report
+   * round: a refused station is deauthenticated and left out of the report.
+   */
+  private async enforceWiredAcl(bss: BssPlan, stations: StationInfo[]): Promise<StationInfo[]> {
+    const acl = aclOf(bss);
+    if (!acl) return stations;
+    const kept: StationInfo[] = [];
+    for (const station of stations) {
+      const refused = acl.list === 'deny' ? acl.macs.has(station.mac) : !acl.macs.has(station.mac);
+      if (!refused) kept.push(station);
+      else if (station.authorized) await this.hostapd.deauthenticate(bss.ifname, station.mac).catch(() => undefined);
+    }
+    return kept;
   }
 
   private bssSnapshot(radio: RadioPlan, bss: BssPlan, bssid: string, channel: number | undefined, associations: Association[]): BssSnapshot {
@@ -303,7 +325,7 @@ export class HostapdRadioDriver implements RadioDriver {
   async scan(request: ScanRequest): Promise<ScanEntry[]> {
     const found = new Map<string, ScanEntry>();
     for (const radio of this.plan?.radios ?? []) {
-      if (radio.bsses.length === 0 && !radio.station) continue;
+      if ((radio.bsses.length === 0 && !radio.station) || radio.driver === 'wired') continue;
       if (request.bands && !request.bands.includes(radio.band === '2G' ? '2' : '5')) continue;
       const band = radio.band === '2G' ? '2g' : '5g';
       const channels = (request.channels ?? []).filter((c) => (band === '2g' ? c <= 14 : c >= 32));

@@ -30,8 +30,11 @@ export interface RunningAgent {
 }
 
 /** Builds and starts the agent; throws AgentSettingsError when the settings cannot be used. */
-export async function startAgent(dial: ControllerDialer, options: { settingsPath?: string; run?: CommandRunner } = {}): Promise<RunningAgent> {
-  const settings = await readAgentSettings(options.settingsPath ?? DEFAULT_SETTINGS_PATH);
+export async function startAgent(
+  dial: ControllerDialer,
+  options: { settingsPath?: string; run?: CommandRunner; env?: Readonly<Record<string, string | undefined>> } = {},
+): Promise<RunningAgent> {
+  const settings = await readAgentSettings(options.settingsPath ?? DEFAULT_SETTINGS_PATH, options.env);
   const serial = settings.serial ?? (await wiredSerial());
   if (!serial) throw new AgentSettingsError('no serial: set "serial" in the settings (no wired interface with a MAC was found)');
   let firmwareKey = null;
@@ -68,7 +71,7 @@ export async function startAgent(dial: ControllerDialer, options: { settingsPath
 export async function runAgentCli(dial: ControllerDialer, settingsPath = process.argv[2]): Promise<void> {
   let agent: RunningAgent;
   try {
-    agent = await startAgent(dial, settingsPath ? { settingsPath } : {});
+    agent = await startAgent(dial, { ...(settingsPath ? { settingsPath } : {}), env: process.env });
   } catch (error) {
     process.stderr.write(`portico-agent: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(error instanceof AgentSettingsError ? 2 : 1);

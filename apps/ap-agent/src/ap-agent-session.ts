@@ -337,7 +337,7 @@ export class AgentSession {
     for (const bss of snapshot.bsses) {
       if (bss.steeringThreshold === undefined) continue;
       for (const station of bss.associations) {
-        if (station.rssi >= bss.steeringThreshold || this.steeredAt.has(station.station)) continue;
+        if (station.rssi === undefined || station.rssi >= bss.steeringThreshold || this.steeredAt.has(station.station)) continue;
         this.steeredAt.set(station.station, now);
         const candidates = snapshot.bsses
           .filter((other) => other.ssid === bss.ssid && other.bssid !== bss.bssid && other.mode !== 'wds-sta' && other.channel !== undefined)

@@ -33,7 +33,17 @@ export const agentSettingsSchema = z.object({
   tls: z.object({ cert: absolutePath(), key: absolutePath(), ca: absolutePath() }),
   /** Radio N of the configuration document drives `radios[N]`. */
   radios: z
-    .array(z.object({ phy: z.string().regex(/^phy[0-9]{1,2}$/), interface: ifname() }))
+    .array(
+      z.object({
+        phy: z.string().regex(/^phy[0-9]{1,2}$/),
+        interface: ifname(),
+        /**
+         * `wired`: hostapd's wired driver on an Ethernet port, an 802.1X authenticator with no
+         * radio (no channel, power or scans); its one SSID must be 802.1X (`wpa2`).
+         */
+        driver: z.enum(['nl80211', 'wired']).default('nl80211'),
+      }),
+    )
     .min(1)
     .max(4),
   model: z.string().min(1).max(64).refine(isSafeText).default('portico-ap'),
@@ -79,14 +89,42 @@ export type AgentSettingsInput = z.input<typeof agentSettingsSchema>;
 
 export class AgentSettingsError extends Error {}
 
-/** Parses settings text; the error lists every bad field by its path. */
-export function parseAgentSettings(text: string, source: string): AgentSettings {
+/**
+ * Settings the environment may give over the file (a unit's provisioning may know the
+ * controller's address and where the certificate went): variable → path in the settings.
+ */
+export const AGENT_ENVIRONMENT = {
+  PORTICO_AGENT_CONTROLLER_HOST: ['controller', 'host'],
+  PORTICO_AGENT_CONTROLLER_PORT: ['controller', 'port'],
+  PORTICO_AGENT_TLS_CERT: ['tls', 'cert'],
+  PORTICO_AGENT_TLS_KEY: ['tls', 'key'],
+  PORTICO_AGENT_TLS_CA: ['tls', 'ca'],
+} as const;
+
+function withEnvironment(value: unknown, env: Readonly<Record<string, string | undefined>>): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+  const merged = { ...(value as Record<string, unknown>) };
+  for (const [name, [section, key]] of Object.entries(AGENT_ENVIRONMENT)) {
+    const raw = env[name]?.trim();
+    if (!raw) continue;
+    const current = merged[section];
+    const into = current && typeof current === 'object' && !Array.isArray(current) ? { ...(current as Record<string, unknown>) } : {};
+    // A port that is not a number stays a string, so the schema names the field.
+    into[key] = key === 'port' && /^[0-9]{1,5}$/.test(raw) ? Number(raw) : raw;
+    merged[section] = into;
+  }
+  return merged;
+}
+
+/** Parses settings text, then the environment's overrides; the error lists every bad field by its path. */
+export function parseAgentSettings(text: string, source: string, env: Readonly<Record<string, string | undefined>> = {}): AgentSettings {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     throw new AgentSettingsError(`${source}: not JSON (${error instanceof Error ? error.message : String(error)})`);
   }
+  value = withEnvironment(value, env);
   const parsed = agentSettingsSchema.safeParse(value);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(top)'}: ${issue.message}`);
@@ -95,12 +133,12 @@ export function parseAgentSettings(text: string, source: string): AgentSettings 
   return parsed.data;
 }
 
-export async function readAgentSettings(path = DEFAULT_SETTINGS_PATH): Promise<AgentSettings> {
+export async function readAgentSettings(path = DEFAULT_SETTINGS_PATH, env: Readonly<Record<string, string | undefined>> = {}): Promise<AgentSettings> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
     throw new AgentSettingsError(`${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
-  return parseAgentSettings(text, path);
+  return parseAgentSettings(text, path, env);
 }

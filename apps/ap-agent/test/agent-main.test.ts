@@ -24,6 +24,26 @@ describe('agent settings', () => {
     expect(settings.system.upgrade).toEqual(['sysupgrade']);
   });
 
+  it('takes the controller address and the certificate paths from the environment over the file', () => {
+    const env = {
+      PORTICO_AGENT_CONTROLLER_HOST: '192.168.11.1',
+      PORTICO_AGENT_CONTROLLER_PORT: '25002',
+      PORTICO_AGENT_TLS_CERT: '/data/ap/cert.pem',
+      PORTICO_AGENT_TLS_KEY: '/data/ap/key.pem',
+      PORTICO_AGENT_TLS_CA: '/data/ap/ca.pem',
+    };
+    const settings = parseAgentSettings(JSON.stringify(minimal), 'agent.json', env);
+    expect(settings.controller).toEqual({ host: '192.168.11.1', port: 25002 });
+    expect(settings.tls).toEqual({ cert: '/data/ap/cert.pem', key: '/data/ap/key.pem', ca: '/data/ap/ca.pem' });
+    // Empty variables leave the file's values; bad ones are named like the file's.
+    expect(parseAgentSettings(JSON.stringify(minimal), 'agent.json', { PORTICO_AGENT_CONTROLLER_HOST: ' ' }).controller.host).toBe('controller.portico.lan');
+    expect(() => parseAgentSettings(JSON.stringify(minimal), 'agent.json', { PORTICO_AGENT_CONTROLLER_PORT: 'http' })).toThrow(/controller\.port: /);
+    expect(() => parseAgentSettings(JSON.stringify(minimal), 'agent.json', { PORTICO_AGENT_TLS_KEY: 'key.pem' })).toThrow(/tls\.key: /);
+    // The file may leave out what the environment gives.
+    const { controller: _c, tls: _t, ...bare } = minimal;
+    expect(parseAgentSettings(JSON.stringify(bare), 'agent.json', env).controller.host).toBe('192.168.11.1');
+  });
+
   it('names every bad field, and says when the file is missing or not JSON', async () => {
     const bad = { ...minimal, radios: [{ phy: 'phy0', interface: '-evil' }], stateDir: '../state', serial: 'not-a-mac' };
     expect(() => parseAgentSettings(JSON.stringify(bad), 'agent.json')).toThrow(AgentSettingsError);

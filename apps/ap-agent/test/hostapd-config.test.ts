@@ -92,6 +92,35 @@ describe('hostapd.conf rendering', () => {
     expect(named).toEqual({ ok: false, refusals: [{ parameter: { 'interfaces[0].ssids[0].radius.authentication.host': 'radius.example' }, reason: REJECT_REASONS.radiusHostNotAddress }] });
   });
 
+  it('renders a wired port as an 802.1X authenticator with hostapd\'s wired driver, and refuses what a port cannot run', () => {
+    const wired = agentSettings({ runDir: '/run/agent', hostapdControlDir: '/run/hostapd', radios: [{ phy: 'phy0', interface: 'eth1', driver: 'wired' }] });
+    const radius = { authentication: { host: '127.0.0.1', port: 1812, secret: 'radius-secret' } };
+    const oneRadio = { radios: [{ band: '2G' as const, country: 'CN', channel: 6 }] };
+    const outcome = planConfig(deviceConfig([ssid({ encryption: { proto: 'wpa2' }, radius, 'access-control-list': { mode: 'deny', 'mac-address': ['02:00:00:00:00:09'] } })], oneRadio), 1, wired);
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome.refusals));
+    const file = renderRadioFiles(outcome.plan, renderPaths(wired)).find((f) => f.path.endsWith('hostapd-eth1.conf'))!;
+    expect(Object.fromEntries(parseConfEntries(file.content))).toEqual({
+      interface: 'eth1',
+      driver: 'wired',
+      ctrl_interface: '/run/hostapd',
+      use_pae_group_addr: '1',
+      ssid2: hex('Office'),
+      bridge: 'br-lan',
+      max_num_sta: expect.any(String),
+      ieee8021x: '1',
+      auth_server_addr: '127.0.0.1',
+      auth_server_port: '1812',
+      auth_server_shared_secret: 'radius-secret',
+      macaddr_acl: '0',
+      deny_mac_file: '/run/agent/conf/eth1.deny',
+    });
+    // PSK needs WPA keys, which Ethernet has not; a port carries one SSID.
+    const psk = planConfig(deviceConfig([ssid()], oneRadio), 1, wired);
+    expect(psk.ok ? [] : psk.refusals.map((r) => r.reason)).toEqual([REJECT_REASONS.wiredPort]);
+    const two = planConfig(deviceConfig([ssid({ encryption: { proto: 'wpa2' }, radius }), ssid({ name: 'Two', encryption: { proto: 'wpa2' }, radius })], oneRadio), 1, wired);
+    expect(two.ok ? [] : two.refusals.map((r) => r.reason)).toEqual([REJECT_REASONS.wiredPort]);
+  });
+
   it('hides an SSID, isolates its clients and marks a non-ASCII name as UTF-8', () => {
     const conf = entries(plan([ssid({ name: '咖啡 Café', 'hidden-ssid': true, 'isolate-clients': true, 'maximum-clients': 20 })]).plan, 'hostapd-wlan0.conf');
     expect(get(conf, 'ssid2')).toEqual([hex('咖啡 Café')]);

@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DeviceConfigInput } from '@portico/schema';
 import type { CommandRunner } from '../src/ap-agent-command.js';
 import { HostapdRadioDriver, type DaemonSupervisor } from '../src/ap-agent-hostapd-driver.js';
-import { agentSettings, configInput, renderPaths, SERIAL, ssid } from './agent-fixtures.js';
+import { planConfig } from '../src/ap-agent-config-plan.js';
+import { agentSettings, configInput, deviceConfig, renderPaths, SERIAL, ssid } from './agent-fixtures.js';
 import { startAgent, type AgentUnderTest } from './session-harness.js';
 
 /**
@@ -154,5 +155,62 @@ describe('hostapd radio driver', () => {
       { station: '02:11:22:33:44:01', rssi: -58, rx_rate: { bitrate: 866_700 }, tx_rate: { bitrate: 780_000 }, rx_bytes: 183220, tx_bytes: 2219043, connected: 3605, inactive: 1 },
       { station: '02:11:22:33:44:02', rssi: -81, rx_rate: { bitrate: 1000 }, tx_rate: { bitrate: 6500 }, rx_bytes: 1200, tx_bytes: 900, connected: 12, inactive: 58 },
     ]);
+  });
+});
+
+describe('hostapd radio driver on a wired port', () => {
+  const STATION = '8a:bb:f8:c7:85:23';
+  const settings = agentSettings({ hostapdControlDir: '/run/hostapd', radios: [{ phy: 'phy0', interface: 'eth1', driver: 'wired' }], bridges: {} });
+  const radius = { authentication: { host: '127.0.0.1', port: 1812, secret: 'radius-secret' } };
+  const plan = (deny: string[]) => {
+    const outcome = planConfig(
+      deviceConfig([ssid({ encryption: { proto: 'wpa2' }, radius, 'access-control-list': { mode: 'deny', 'mac-address': deny } })], { radios: [{ band: '2G', country: 'CN', channel: 6 }] }),
+      1,
+      settings,
+    );
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome.refusals));
+    return outcome.plan;
+  };
+  function wiredDriver() {
+    const commands: string[][] = [];
+    const run: CommandRunner = async (argv) => {
+      commands.push([...argv]);
+      // hostapd's wired driver answers `status` with channel 0 and its one BSS.
+      const stdout = argv.includes('all_sta') ? fixture('hostapd-all-sta-wired.txt') : argv.includes('status') ? 'state=ENABLED\nchannel=0\nbss[0]=eth1\nbssid[0]=7a:d8:61:ce:ca:83\n' : 'OK';
+      return { exitCode: 0, stdout, stderr: '' };
+    };
+    const supervisor = new RecordingSupervisor();
+    const driver = new HostapdRadioDriver({ run, paths: renderPaths(settings), supervisor, radios: settings.radios });
+    return { driver, commands, supervisor };
+  }
+  const deauth = ['hostapd_cli', '-p', '/run/hostapd', '-i', 'eth1', 'deauthenticate', STATION];
+
+  it('runs hostapd with no transmit power and reports an 802.1X-authorised station without RSSI', async () => {
+    const { driver, commands, supervisor } = wiredDriver();
+    await driver.apply(plan([]));
+    expect(supervisor.events.map((e) => e.slice(0, 2))).toEqual([['start', 'hostapd']]);
+    expect(commands.filter((c) => c[0] === 'iw')).toEqual([]);
+    const snapshot = await driver.snapshot();
+    expect(snapshot.radios).toEqual([{ index: 0, band: '2G' }]);
+    expect(snapshot.bsses).toMatchObject([{ ifname: 'eth1', bssid: '7a:d8:61:ce:ca:83', associations: [{ station: STATION, rx_bytes: 0 }] }]);
+    expect(snapshot.bsses[0]!.associations[0]).not.toHaveProperty('rssi');
+    expect(await driver.scan({ active: false })).toEqual([]);
+  });
+
+  it('enforces its deny list itself: hostapd\'s wired driver lets a listed station authenticate again', async () => {
+    const { driver, commands } = wiredDriver();
+    await driver.apply(plan([]));
+    commands.length = 0;
+    // Only the list changed: edited in the running hostapd, the station sent away.
+    await driver.apply(plan([STATION]));
+    expect(commands).toEqual([
+      ['hostapd_cli', '-p', '/run/hostapd', '-i', 'eth1', 'deny_acl', 'ADD_MAC', STATION],
+      deauth,
+    ]);
+    // Back (hostapd lists it authorised again): each report round sends it away and leaves it out.
+    commands.length = 0;
+    const snapshot = await driver.snapshot();
+    expect(snapshot.bsses[0]!.associations).toEqual([]);
+    expect(commands).toContainEqual(deauth);
   });
 });

@@ -21,12 +21,18 @@ function recording(answer: (argv: readonly string[]) => string = () => 'OK'): { 
 describe('hostapd_cli output', () => {
   it('parses all_sta into stations with signal, rates in kbit/s, traffic and times', () => {
     expect(parseAllSta(fixture('hostapd-all-sta.txt'))).toEqual([
-      { mac: '02:11:22:33:44:01', signal: -58, rxBitrate: 866_700, txBitrate: 780_000, rxBytes: 183220, txBytes: 2219043, connectedSeconds: 3605, inactiveMs: 1250 },
-      { mac: '02:11:22:33:44:02', signal: -81, rxBitrate: 1000, txBitrate: 6500, rxBytes: 1200, txBytes: 900, connectedSeconds: 12, inactiveMs: 58000 },
+      { mac: '02:11:22:33:44:01', authorized: true, signal: -58, rxBitrate: 866_700, txBitrate: 780_000, rxBytes: 183220, txBytes: 2219043, connectedSeconds: 3605, inactiveMs: 1250 },
+      { mac: '02:11:22:33:44:02', authorized: true, signal: -81, rxBitrate: 1000, txBitrate: 6500, rxBytes: 1200, txBytes: 900, connectedSeconds: 12, inactiveMs: 58000 },
       // A station still authenticating: nothing usable but its address; a positive "signal" is not one.
-      { mac: '02:11:22:33:44:03', rxBytes: 0, txBytes: 0, connectedSeconds: 0, inactiveMs: 0 },
+      { mac: '02:11:22:33:44:03', authorized: false, rxBytes: 0, txBytes: 0, connectedSeconds: 0, inactiveMs: 0 },
     ]);
     expect(parseAllSta('')).toEqual([]);
+  });
+
+  it('parses all_sta of hostapd\'s wired driver: an 802.1X station with no signal (a capture from hostapd 2.10, trimmed)', () => {
+    expect(parseAllSta(fixture('hostapd-all-sta-wired.txt'))).toEqual([
+      { mac: '8a:bb:f8:c7:85:23', authorized: true, rxBytes: 0, txBytes: 0, connectedSeconds: 0, inactiveMs: 0 },
+    ]);
   });
 
   it('parses status into state, channel, width and the BSSIDs per BSS', () => {

@@ -13,6 +13,8 @@ export interface Settings {
   host: string;
   /** Port of the captive portal listener, apart from the admin console's. */
   portalPort: number;
+  /** Port of the wireless controller's device listener (TLS WebSocket; OpenWiFi devices dial 15002). */
+  wirelessPort: number;
   driver: DriverName;
   /** The capability string as configured (spec, general facts). */
   capabilityString: string;
@@ -97,6 +99,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const port = positiveInt(env, 'PORTICO_PORT', 8080, 65535);
   const portalPort = positiveInt(env, 'PORTICO_PORTAL_PORT', 2050, 65535);
   if (portalPort === port) throw new SettingsError('PORTICO_PORTAL_PORT must differ from PORTICO_PORT');
+  const wirelessPort = positiveInt(env, 'PORTICO_WIRELESS_PORT', 15002, 65535);
+  if (wirelessPort === port || wirelessPort === portalPort) throw new SettingsError('PORTICO_WIRELESS_PORT must differ from PORTICO_PORT and PORTICO_PORTAL_PORT');
   const root = appsRoot();
   const qosDownload = (env.PORTICO_QOS_DOWNLOAD ?? 'auto').trim() || 'auto';
   if (!(QOS_DOWNLOAD_SETTINGS as readonly string[]).includes(qosDownload)) {
@@ -107,6 +111,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     stateDir: resolve(env.PORTICO_STATE_DIR?.trim() || './var'),
     port,
     portalPort,
+    wirelessPort,
     host: env.PORTICO_HOST?.trim() || '0.0.0.0',
     driver: driver as Settings['driver'],
     capabilityString,

@@ -84,3 +84,12 @@ describe('forgetting addresses at start', () => {
     ]);
   });
 });
+
+describe('a ruleset without hotspot zones', () => {
+  it('counts no clients when the hotspot sets do not exist, and still reports other nft failures', async () => {
+    const missing: CommandRunner = async (argv) => ({ exitCode: 1, stdout: '', stderr: `Error: No such file or directory\nlist set inet portico ${argv.at(-1)}\n` });
+    await expect(new NftDataplane(missing).counters()).resolves.toEqual([]);
+    const refused: CommandRunner = async () => ({ exitCode: 1, stdout: '', stderr: 'Error: Operation not permitted' });
+    await expect(new NftDataplane(refused).counters()).rejects.toThrow(/Operation not permitted/);
+  });
+});

@@ -8,6 +8,7 @@ import type { RenderedFile } from '../src/engine/engine-types.js';
 import { NETWORK_FILES, type NetworkConfig } from '../src/domains/network/network-config.js';
 import { planNetwork } from '../src/domains/network/network-plan.js';
 import { renderNetwork } from '../src/domains/network/network-render.js';
+import { renderNftables } from '../src/domains/network/network-nftables.js';
 import { RenderValueError } from '../src/domains/network/network-syntax.js';
 import { renderVpnClientFiles, checkXl2tpd } from '../src/domains/network/network-vpn.js';
 import { checkPppdOptions, checkPppPasswordOptions, checkPppSecret, pppdWord, readPppSecret } from '../src/domains/network/network-vpn-pppd.js';
@@ -121,6 +122,17 @@ describe('VPN client files', () => {
     expect(byTarget.get('/etc/portico/ppp/vpn2.options')!.content).toContain('nodefaultroute\nfile /etc/portico/ppp/vpn2.secret\n');
     expect(pppdPassword(byTarget.get('/etc/portico/ppp/vpn2.secret')!.content)).toBe("tunnel-pass'");
     expect(byTarget.get('/etc/portico/ppp/vpn2.secret')!.content).not.toContain('tunnel');
+  });
+
+  it("a PPTP client puts its control connection under conntrack's PPTP helper, so the server's GRE is related to it", () => {
+    const ruleset = (input: ConfigInput) => renderNftables(planNetwork(buildConfig(input)), { adminPorts: [8080], arpAuthNoticePort: 8081 });
+    const withPptp = ruleset(VPN);
+    expect(withPptp).toContain('\tct helper pptp_client { type "pptp" protocol tcp; l3proto ip; }\n');
+    expect(withPptp).toMatch(/chain vpn_client_helpers \{\n\t\ttype filter hook output priority filter; policy accept;\n\t\ttcp dport 1723 ct helper set "pptp_client"\n/);
+    const withoutPptp = ruleset({ ...VPN, vpnClients: VPN.vpnClients!.filter((client) => client.type !== 'pptp') });
+    expect(withoutPptp).not.toContain('pptp');
+    const disabled = ruleset({ ...VPN, vpnClients: VPN.vpnClients!.map((client) => (client.type === 'pptp' ? { ...client, enabled: false } : client)) });
+    expect(disabled).not.toContain('ct helper');
   });
 
   it('no VPN client, no VPN file', () => {

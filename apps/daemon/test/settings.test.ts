@@ -3,6 +3,13 @@ import { resolve } from 'node:path';
 import { readSettings, SettingsError } from '../src/settings.js';
 
 describe('settings from the environment', () => {
+  test('the wireless device port: its own, never the console\'s or the portal\'s', () => {
+    expect(readSettings({ PORTICO_WIRELESS_PORT: '25002' }).wirelessPort).toBe(25002);
+    expect(() => readSettings({ PORTICO_WIRELESS_PORT: '8080' })).toThrow(SettingsError);
+    expect(() => readSettings({ PORTICO_WIRELESS_PORT: '2050' })).toThrow(SettingsError);
+    expect(() => readSettings({ PORTICO_WIRELESS_PORT: '70000' })).toThrow(SettingsError);
+  });
+
   test('defaults', () => {
     const s = readSettings({});
     expect(s).toMatchObject({
@@ -15,6 +22,7 @@ describe('settings from the environment', () => {
       sessionIdle: 1800,
       sessionMax: 43200,
       allowedHosts: [],
+      wirelessPort: 15002,
     });
     expect([...s.capabilities].sort()).toEqual(['cmcc', 'gateway', 'nas', 'phtunnel', 'qrcode', 'vlan', 'wifidog']);
     expect(s.consoleDir).toBe(resolve(__dirname, '../../console/dist'));

@@ -6,7 +6,7 @@ import { hasPortalKey } from './portal-i18n.js';
  * system error rather than breaking a page.
  */
 
-export const LOGIN_METHODS = ['voucher', 'local', 'password', 'onekey'] as const;
+export const LOGIN_METHODS = ['voucher', 'local', 'password', 'onekey', 'ldap', 'sms'] as const;
 export type LoginMethod = (typeof LOGIN_METHODS)[number];
 
 export interface PortalZone {
@@ -49,7 +49,14 @@ export type LoginRequest =
   | { method: 'voucher'; code: string }
   | { method: 'local'; username: string; password: string }
   | { method: 'password'; password: string }
-  | { method: 'onekey' };
+  | { method: 'onekey' }
+  | { method: 'ldap'; username: string; password: string }
+  | { method: 'sms'; phone: string; code: string };
+
+/** A code was sent: another may be asked for after this many seconds. */
+export interface SmsCodeSent {
+  resendSeconds: number;
+}
 
 export interface UserAccount {
   username: string;
@@ -264,4 +271,6 @@ export const portalApi = {
   localNotice: () =>
     call('GET', 'notice/local', (data) => (isRecord(data) ? { content: text(data.content) } : null)),
   expiredNotice: () => call('GET', 'notice/expired', parseExpiredNotice),
+  smsCode: (phone: string) =>
+    call('POST', 'sms/code', (data): SmsCodeSent | null => (isRecord(data) ? { resendSeconds: count(data.resendSeconds) ?? 60 } : null), { phone }),
 };

@@ -32,7 +32,7 @@ describe('/auth/portal', () => {
   });
 
   test('only the methods the zone allows get a tab; a single method has no tab list', async () => {
-    portal = await mountPortal('/auth/portal', { routes: { 'GET state': stateOf({ ...ZONE, methods: ['password', 'sms', 7] }) } });
+    portal = await mountPortal('/auth/portal', { routes: { 'GET state': stateOf({ ...ZONE, methods: ['password', 'weixin', 7] }) } });
     expect(portal.all((e) => e.getAttribute('role') === 'tab')).toHaveLength(0);
     expect(portal.maybe('field-password')).toBeDefined();
     expect(portal.maybe('field-code')).toBeUndefined();
@@ -124,6 +124,47 @@ describe('/auth/portal', () => {
     expect(portal.byTestId('session-time').textContent).toBe('1 h');
   });
 
+  test('a zone signing in by LDAP asks for the directory account', async () => {
+    portal = await mountPortal('/auth/portal', { routes: { 'GET state': stateOf({ ...ZONE, methods: ['ldap'] }), 'POST login': GRANT } });
+    expect(portal.all((e) => e.getAttribute('role') === 'tab')).toHaveLength(0);
+    await portal.type('field-username', ' alice ');
+    await portal.type('field-password', 'Alice-pass1');
+    await portal.check('field-acceptTerms', true);
+    await portal.submit('auth-form');
+    expect(portal.requests.find((r) => r.path === 'login')?.body).toEqual({ method: 'ldap', username: 'alice', password: 'Alice-pass1', acceptTerms: true });
+  });
+
+  test('a zone signing in by SMS sends a code to the phone, counts down, then signs in with the code', async () => {
+    portal = await mountPortal('/auth/portal', {
+      routes: { 'GET state': stateOf({ ...ZONE, methods: ['sms'] }), 'POST sms/code': ok({ expiresAt: 1, resendSeconds: 60 }), 'POST login': GRANT },
+    });
+    await portal.click('auth-sms-send');
+    expect(portal.byTestId('field-phone-error').textContent).toBe(enUS.validation.required);
+    expect(portal.requests.filter((r) => r.path === 'sms/code')).toHaveLength(0);
+    await portal.type('field-phone', ' +86 138 0013 8000 ');
+    await portal.click('auth-sms-send');
+    expect(portal.requests.find((r) => r.path === 'sms/code')?.body).toEqual({ phone: '+86 138 0013 8000' });
+    expect(portal.byTestId('auth-sms-sent').textContent).toBe(enUS.auth.codeSent);
+    expect(portal.byTestId('auth-sms-send').textContent).toBe('Send again in 60 s');
+    expect(portal.byTestId('auth-sms-send').disabled).toBe(true);
+    await portal.type('field-smsCode', '123456');
+    await portal.check('field-acceptTerms', true);
+    await portal.submit('auth-form');
+    expect(portal.requests.find((r) => r.path === 'login')?.body).toEqual({ method: 'sms', phone: '+86 138 0013 8000', code: '123456', acceptTerms: true });
+  });
+
+  test.each([
+    ['portal.error.smsCooldown', enUS.error.smsCooldown],
+    ['portal.error.smsSend', enUS.error.smsSend],
+    ['portal.error.phone', enUS.error.phone],
+  ])('a code that was not sent says why: %s', async (msg, shown) => {
+    portal = await mountPortal('/auth/portal', { routes: { 'GET state': stateOf({ ...ZONE, methods: ['sms'] }), 'POST sms/code': fail(msg) } });
+    await portal.type('field-phone', '+8613800138000');
+    await portal.click('auth-sms-send');
+    expect(portal.byTestId('form-error').textContent).toBe(shown);
+    expect(portal.byTestId('auth-sms-send').disabled).toBe(false);
+  });
+
   // Spec §8 login errors, plus the guessing limit.
   test.each([
     ['portal.error.code', enUS.error.code],
@@ -136,6 +177,7 @@ describe('/auth/portal', () => {
     ['portal.error.notConfigured', enUS.error.notConfigured],
     ['portal.error.system', enUS.error.system],
     ['portal.error.tooMany', enUS.error.tooMany],
+    ['portal.error.connectFailed', enUS.error.connectFailed],
     ['portal.error.userExists', enUS.error.userExists],
     ['portal.title', enUS.error.system],
     ['<b>raw server text</b>', enUS.error.system],

@@ -46,4 +46,5 @@ export const ENTITY_ROUTES: readonly string[] = [
   '/cpemanage/cpeconfigure',
   '/hotspot/sms',
   '/hotspot/radius',
+  '/hotspot/ldap',
 ];

@@ -34,6 +34,8 @@ export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/cpemanage/cpelist': lazy(() => import('../pages/wireless/cpe-list-page.js')),
   '/cpemanage/cpetopology': lazy(() => import('../pages/wireless/cpe-topology-page.js')),
   '/sysstatus/stainfo': lazy(() => import('../pages/wireless/station-list-page.js')),
+  '/logging/smslogs': lazy(() => import('../pages/logging/sms-log-page.js')),
+  '/hotspot/ldap': lazy(() => import('../pages/hotspot/ldap-page.js')),
   ...HOTSPOT_PAGES,
 };
 

@@ -8,18 +8,21 @@ import { userBase } from '../portal-routes.js';
 import { AlertIcon, PhoneIcon, WifiIcon, WifiOffIcon } from '../portal-icons.js';
 import { FieldError, FormMessage, Link, Loading, TextField, ZoneText } from '../portal-ui.js';
 
-type FieldName = 'code' | 'username' | 'password' | 'acceptTerms';
+type FieldName = 'code' | 'username' | 'password' | 'phone' | 'smsCode' | 'acceptTerms';
+type ValueName = 'code' | 'username' | 'password' | 'phone' | 'smsCode';
 type Errors = Partial<Record<FieldName | 'form', string>>;
 
 /** Fields each method needs (and checks before sending). */
-const METHOD_FIELDS: Record<LoginMethod, Array<'code' | 'username' | 'password'>> = {
+const METHOD_FIELDS: Record<LoginMethod, ValueName[]> = {
   voucher: ['code'],
   local: ['username', 'password'],
   password: ['password'],
   onekey: [],
+  ldap: ['username', 'password'],
+  sms: ['phone', 'smsCode'],
 };
 
-function loginRequest(method: LoginMethod, values: Record<'code' | 'username' | 'password', string>): LoginRequest {
+function loginRequest(method: LoginMethod, values: Record<ValueName, string>): LoginRequest {
   switch (method) {
     case 'voucher':
       return { method, code: values.code.trim() };
@@ -29,6 +32,10 @@ function loginRequest(method: LoginMethod, values: Record<'code' | 'username' | 
       return { method, password: values.password };
     case 'onekey':
       return { method };
+    case 'ldap':
+      return { method, username: values.username.trim(), password: values.password };
+    case 'sms':
+      return { method, phone: values.phone.trim(), code: values.smsCode.trim() };
   }
 }
 
@@ -139,7 +146,7 @@ function LoginForm({ zone }: { zone: PortalZone }) {
   const { navigate, location } = useNavigation();
   const originalUrl = useQueryParam('url');
   const [method, setMethod] = useState<LoginMethod>(zone.methods[0]!);
-  const [values, setValues] = useState({ code: '', username: '', password: '' });
+  const [values, setValues] = useState<Record<ValueName, string>>({ code: '', username: '', password: '', phone: '', smsCode: '' });
   const [accepted, setAccepted] = useState(false);
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
@@ -171,7 +178,7 @@ function LoginForm({ zone }: { zone: PortalZone }) {
     const fromServer: Errors = result.fieldsOnly ? {} : { form: result.msg };
     for (const [field, key] of Object.entries(result.errors)) {
       if (field === 'acceptTerms') fromServer.acceptTerms = 'portal.validation.terms';
-      else if (field === 'code' || field === 'username' || field === 'password') fromServer[field] = fieldErrorKey(key, hasPortalKey);
+      else if (field === 'code' || field === 'username' || field === 'password' || field === 'phone') fromServer[field] = fieldErrorKey(key, hasPortalKey);
     }
     // Errors on fields this form does not show still need a message.
     if (Object.keys(fromServer).length === 0) fromServer.form = result.msg;
@@ -214,6 +221,22 @@ function LoginForm({ zone }: { zone: PortalZone }) {
           <TextField name="password" type="password" label={t('portal.auth.sharedPassword')} value={values.password} onValue={setValue('password')} error={errors.password} autoComplete="current-password" />
         )}
         {method === 'onekey' && <p class="hint">{t('portal.auth.onekeyHint')}</p>}
+        {method === 'ldap' && (
+          <>
+            <TextField name="username" label={t('portal.auth.username')} value={values.username} onValue={setValue('username')} error={errors.username} autoComplete="username" />
+            <TextField name="password" type="password" label={t('portal.auth.password')} value={values.password} onValue={setValue('password')} error={errors.password} autoComplete="current-password" />
+          </>
+        )}
+        {method === 'sms' && (
+          <SmsCodeFields
+            phone={values.phone}
+            code={values.smsCode}
+            onPhone={setValue('phone')}
+            onCode={setValue('smsCode')}
+            errors={errors}
+            onErrors={(found) => setErrors(found)}
+          />
+        )}
       </div>
       <TermsOfService title={zone.tosTitle} text={zone.tos} accepted={accepted} onAccepted={setAccepted} error={errors.acceptTerms} />
       {errors.form && (
@@ -232,6 +255,54 @@ function LoginForm({ zone }: { zone: PortalZone }) {
         </p>
       )}
     </form>
+  );
+}
+
+/**
+ * The phone number, a button that sends a code to it (then counts down until another may be
+ * asked for), and the code received.
+ */
+function SmsCodeFields(props: { phone: string; code: string; onPhone: (v: string) => void; onCode: (v: string) => void; errors: Errors; onErrors: (e: Errors) => void }) {
+  const { t } = useI18n();
+  const [sending, setSending] = useState(false);
+  const [sent, setSent] = useState(false);
+  const [wait, setWait] = useState(0);
+  useEffect(() => {
+    if (wait <= 0) return;
+    const timer = setTimeout(() => setWait((w) => w - 1), 1000);
+    return () => clearTimeout(timer);
+  }, [wait]);
+  const send = async () => {
+    if (sending || wait > 0) return;
+    if (!props.phone.trim()) {
+      props.onErrors({ phone: 'portal.validation.required' });
+      return;
+    }
+    setSending(true);
+    const result = await portalApi.smsCode(props.phone.trim());
+    setSending(false);
+    if (result.ok) {
+      setSent(true);
+      setWait(result.data.resendSeconds);
+      props.onErrors({});
+      return;
+    }
+    const phoneError = result.errors.phone ? fieldErrorKey(result.errors.phone, hasPortalKey) : undefined;
+    props.onErrors(phoneError ? { phone: phoneError } : { form: result.msg });
+  };
+  return (
+    <>
+      <TextField name="phone" type="tel" label={t('portal.auth.phone')} value={props.phone} onValue={props.onPhone} error={props.errors.phone} autoComplete="tel" />
+      <button type="button" class="secondary" disabled={sending || wait > 0} data-testid="auth-sms-send" onClick={() => void send()}>
+        {sending ? t('portal.auth.sendingCode') : wait > 0 ? t('portal.auth.resendIn', { count: wait }) : t('portal.auth.sendCode')}
+      </button>
+      {sent && (
+        <p class="hint" role="status" data-testid="auth-sms-sent">
+          {t('portal.auth.codeSent')}
+        </p>
+      )}
+      <TextField name="smsCode" label={t('portal.auth.smsCode')} value={props.code} onValue={props.onCode} error={props.errors.smsCode} autoComplete="one-time-code" />
+    </>
   );
 }
 

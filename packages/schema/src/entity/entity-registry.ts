@@ -32,6 +32,7 @@ import { qosIsp, qosLoadBalance } from '../qos/qos-load-balance.js';
 
 import { hotspotSms } from '../hotspot/hotspot-sms.js';
 import { hotspotRadius } from '../hotspot/hotspot-radius.js';
+import { hotspotLdap } from '../hotspot/hotspot-ldap.js';
 import { apGroup, wirelessSsid, apMacFilter, cpeProfile } from '../wireless/index.js';
 /**
  * Every declared entity, one line each. The daemon registers routes for all of them, the
@@ -63,6 +64,7 @@ export const ENTITIES: readonly AnyEntity[] = [
   hotspotLocalNotice as unknown as AnyEntity,
   hotspotSms as unknown as AnyEntity,
   hotspotRadius as unknown as AnyEntity,
+  hotspotLdap as unknown as AnyEntity,
   firewallPortMapping as unknown as AnyEntity,
   firewallNat as unknown as AnyEntity,
   firewallHostMapping as unknown as AnyEntity,

@@ -9,3 +9,4 @@ export * from './hotspot-voucher.js';
 export * from './hotspot-rules.js';
 export * from './hotspot-sms.js';
 export * from './hotspot-radius.js';
+export * from './hotspot-ldap.js';

@@ -13,7 +13,8 @@ const rate = z.object({ bitrate: z.number().nonnegative().max(1e7).optional() })
 
 export const associationSchema = z.object({
   station: reportMacField(),
-  rssi: z.number().int().min(-120).max(0),
+  /** dBm; absent where there is no radio (an 802.1X wired port). */
+  rssi: z.number().int().min(-120).max(0).optional(),
   rx_rate: rate,
   tx_rate: rate,
   rx_bytes: counter.default(0),

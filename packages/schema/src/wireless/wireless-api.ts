@@ -80,7 +80,8 @@ export const stationRowSchema = z.object({
   band: z.enum(['2G', '5G']).nullable(),
   mac: z.string(),
   hostname: z.string(),
-  rssi: z.number().int(),
+  /** null: a station on a wired 802.1X port, which has no signal. */
+  rssi: z.number().int().nullable(),
   rxRate: z.number().nullable(),
   txRate: z.number().nullable(),
   rxBytes: count(),

@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'react';
 import { Badge, Button, Checkbox, Group, Modal, SegmentedControl, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { DEVICE_HEALTH_NORMAL_MIN, DEVICE_STATUSES, type DeviceCommand, type DeviceKind, type DeviceList, type DeviceRow, type DeviceStatus } from '@portico/schema';
+import { DEVICE_HEALTH_NORMAL_MIN, DEVICE_STATUSES, deviceSerialField, type DeviceCommand, type DeviceKind, type DeviceList, type DeviceRow, type DeviceStatus } from '@portico/schema';
 import { showErrorNotice, showSuccessNotice } from '../../shell/notice.js';
 import { instantText, useStatusQuery } from '../network-status/net-status-query.js';
 import { Pager, StatusFrame, StatusSearch, StatusTable } from '../network-status/net-status-parts.js';
 import { useMenuTitle } from '../../routes/current-route.js';
-import { bindingChoices, deviceCommand, DEVICE_LIST_PATH, type BindingChoice } from './wireless-api.js';
+import { bindingChoices, deviceCommand, DEVICE_LIST_PATH, issueDeviceCertificate, type BindingChoice, type DeviceCertificateBundle } from './wireless-api.js';
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 10_000;
@@ -29,6 +29,7 @@ export function DeviceListView({ kind }: { kind: DeviceKind }) {
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [binding, setBinding] = useState<DeviceCommand | null>(null);
   const [renaming, setRenaming] = useState<DeviceRow | null>(null);
+  const [certifying, setCertifying] = useState<string | null>(null);
   const { data, failed, refresh } = useStatusQuery<DeviceList>(DEVICE_LIST_PATH[kind], { status, q, page, page_size: PAGE_SIZE }, REFRESH_MS);
 
   async function run(action: DeviceCommand, serials: readonly string[], extra: { group?: string; name?: string } = {}) {
@@ -98,6 +99,9 @@ export function DeviceListView({ kind }: { kind: DeviceKind }) {
                 {t(`wireless.command.${action}`)}
               </Button>
             ))}
+            <Button size="xs" variant="light" color="gray" onClick={() => setCertifying(selected.size === 1 ? [...selected][0]! : '')} data-testid="device-certificate">
+              {t('wireless.certificate.open')}
+            </Button>
           </Group>
           <StatusTable
             testId="device-table"
@@ -172,6 +176,7 @@ export function DeviceListView({ kind }: { kind: DeviceKind }) {
           void run(action, [...selected], { group });
         }}
       />
+      <CertificateDialog serial={certifying} onClose={() => setCertifying(null)} />
       <RenameDialog
         device={renaming}
         onClose={() => setRenaming(null)}
@@ -234,6 +239,74 @@ function RenameDialog(props: { device: DeviceRow | null; onClose: () => void; on
           <Button disabled={name.trim() === ''} onClick={() => props.onSave(name.trim())} data-testid="rename-confirm">
             {t('common.save')}
           </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+function downloadText(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/x-pem-file' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.click();
+  URL.revokeObjectURL(url);
+}
+
+/**
+ * A device certificate for an AP: the gateway makes the key and the certificate (subject = the
+ * serial) and answers them once with its device CA; the three files are what the AP's agent is
+ * installed with (apps/ap-agent/README.md). Nothing is kept here once the dialog closes.
+ */
+function CertificateDialog(props: { serial: string | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  const [serial, setSerial] = useState('');
+  const [bundle, setBundle] = useState<DeviceCertificateBundle | null>(null);
+  useEffect(() => {
+    setSerial(props.serial ?? '');
+    setBundle(null);
+  }, [props.serial]);
+  const valid = deviceSerialField().safeParse(serial.trim().toLowerCase()).success;
+  async function issue() {
+    const reply = await issueDeviceCertificate(serial.trim().toLowerCase()).catch(() => null);
+    if (reply?.success && reply.data) setBundle(reply.data);
+  }
+  return (
+    <Modal opened={props.serial !== null} onClose={props.onClose} title={t('wireless.certificate.title')}>
+      <Stack>
+        <Text size="sm">{t('wireless.certificate.hint')}</Text>
+        <TextInput
+          label={t('wireless.field.serial')}
+          value={serial}
+          maxLength={12}
+          disabled={bundle !== null}
+          error={serial !== '' && !valid ? t('validation.wireless.serial') : undefined}
+          onChange={(e) => setSerial(e.currentTarget.value)}
+          data-testid="certificate-serial"
+        />
+        {bundle ? (
+          <Group data-testid="certificate-files">
+            <Button variant="light" onClick={() => downloadText('key.pem', bundle.key)} data-testid="certificate-key">
+              {t('wireless.certificate.key')}
+            </Button>
+            <Button variant="light" onClick={() => downloadText('cert.pem', bundle.certificate)} data-testid="certificate-cert">
+              {t('wireless.certificate.certificate')}
+            </Button>
+            <Button variant="light" onClick={() => downloadText('ca.pem', bundle.ca)} data-testid="certificate-ca">
+              {t('wireless.certificate.ca')}
+            </Button>
+          </Group>
+        ) : null}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={props.onClose}>
+            {t('common.close')}
+          </Button>
+          {!bundle && (
+            <Button disabled={!valid} onClick={() => void issue()} data-testid="certificate-issue">
+              {t('wireless.certificate.issue')}
+            </Button>
+          )}
         </Group>
       </Stack>
     </Modal>

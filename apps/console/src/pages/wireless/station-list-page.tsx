@@ -60,7 +60,7 @@ export default function StationListPage() {
                 <span data-testid="station-device">{s.device || s.serial}</span>,
                 <span data-testid="station-ssid">{s.ssid}</span>,
                 s.band ?? '-',
-                t('wireless.station.dbm', { value: s.rssi }),
+                s.rssi === null ? '-' : t('wireless.station.dbm', { value: s.rssi }),
                 t('wireless.station.rateValue', { rx: mbpsText(s.rxRate), tx: mbpsText(s.txRate) }),
                 `${formatBytes(s.rxBytes)} / ${formatBytes(s.txBytes)}`,
                 durationText(s.connected, t, i18n.language),

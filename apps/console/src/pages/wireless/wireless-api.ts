@@ -30,6 +30,19 @@ export function deviceCommand(
   return apiPost<DeviceCommandResult>(DEVICE_COMMAND_PATH[kind], { action, serials: [...serials], ...extra });
 }
 
+/** What /ac/devicecert answers: the AP's new key, its certificate and the device CA, in PEM. */
+export interface DeviceCertificateBundle {
+  serial: string;
+  key: string;
+  certificate: string;
+  ca: string;
+}
+
+/** Issues a device certificate for a serial; the key is in this answer only. */
+export function issueDeviceCertificate(serial: string): Promise<ApiReply<DeviceCertificateBundle>> {
+  return apiPost<DeviceCertificateBundle>('ac/devicecert', { serial });
+}
+
 /** A bit rate as the station table shows it: Mbit/s with one decimal. */
 export function mbpsText(kbps: number | null): string {
   return kbps === null ? '-' : (kbps / 1000).toFixed(1);

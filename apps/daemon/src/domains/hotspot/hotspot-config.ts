@@ -18,10 +18,16 @@ import {
   type HotspotZone as HotspotZoneRow,
 } from '@portico/schema';
 import type { ConfigSnapshot } from '../../config/config-types.js';
-import { OUTSIDE_AUTH_MODELS, type HotspotConfig, type HotspotPlan, type HotspotZone, type PortalMethod, type ReminderSettings } from './hotspot-types.js';
+import { OUTSIDE_AUTH_MODELS, type HotspotConfig, type HotspotPlan, type HotspotZone, type OutsideSignIn, type PortalMethod, type ReminderSettings } from './hotspot-types.js';
+
+const OUTSIDE_SIGN_IN: readonly string[] = ['ldap', 'sms'] satisfies OutsideSignIn[];
+/** Auth models whose zones sign in on the built-in portal by an outside check (LDAP, SMS code). */
+function isOutsideSignIn(model: string): model is OutsideSignIn {
+  return OUTSIDE_SIGN_IN.includes(model);
+}
 
 /** Zone auth models the built-in portal serves. */
-const PORTAL_AUTH_MODELS: ReadonlySet<string> = new Set(['webportal', ...OUTSIDE_AUTH_MODELS]);
+const PORTAL_AUTH_MODELS: ReadonlySet<string> = new Set(['webportal', ...OUTSIDE_AUTH_MODELS, ...OUTSIDE_SIGN_IN]);
 
 /**
  * Reads the hotspot configuration entities of a snapshot (packages/schema/src/hotspot) into
@@ -63,8 +69,9 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
   const terms = single<HotspotTerms>(snapshot, hotspotTerms.schema as never, HOTSPOT_ENTITIES.terms);
   const accounting = single<HotspotAccounting>(snapshot, hotspotAccounting.schema as never, HOTSPOT_ENTITIES.accounting);
   const zones: HotspotZone[] = rows<HotspotZoneRow>(snapshot, HOTSPOT_ENTITIES.zone)
-    // The built-in portal serves the web-portal zones and, with a username and password form,
-    // the zones whose accounts live on an outside server; other models authenticate elsewhere.
+    // The built-in portal serves the web-portal zones, those signing in by LDAP or SMS code on
+    // it and, with a username and password form, the zones whose accounts live on an outside
+    // server; other models authenticate elsewhere.
     .filter((zone) => zone.enabled && PORTAL_AUTH_MODELS.has(zone.authmodel))
     .map((zone) => ({
       name: zone.name,
@@ -77,7 +84,7 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
       chargetext: linesText(portal.chargetext),
       tos: linesText(terms.content),
       tosTitle: terms.title,
-      methods: zone.authmodel === 'webportal' ? [...portal.methods] : (['local'] as PortalMethod[]),
+      methods: zone.authmodel === 'webportal' ? [...portal.methods] : isOutsideSignIn(zone.authmodel) ? [zone.authmodel] : (['local'] as PortalMethod[]),
       password: portal.password ?? '',
       redirectUrl: portal.redirect_url,
       sessionSeconds: durationSeconds(zone.authtime, zone.authtime_unit),

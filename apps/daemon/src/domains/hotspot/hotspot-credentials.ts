@@ -5,6 +5,8 @@ import { voucherStore } from '../voucher/voucher-public.js';
 import type { RedeemResult } from '../voucher/voucher-public.js';
 import type { CredentialResult, HotspotCredentials } from './hotspot-engine.js';
 import { LOGIN_ERRORS } from './hotspot-types.js';
+import { ldapSignIn } from './ldap/ldap-signin.js';
+import { smsSignIn } from './sms/sms-signin.js';
 
 /** Local users' traffic totals are kept in MB; the engine counts bytes. */
 export const BYTES_PER_MB = 1_000_000;
@@ -57,10 +59,13 @@ export function voucherGrant(result: RedeemResult): CredentialResult {
 
 /**
  * The engine's credential checks against the device's local users
- * (hotspot-config/local-user-store.ts) and vouchers (voucher/voucher-store.ts).
+ * (hotspot-config/local-user-store.ts) and vouchers (voucher/voucher-store.ts), and the outside
+ * ones: the LDAP directory (ldap/) and SMS codes (sms/).
  */
-export function deviceCredentials(ctx: AppContext): HotspotCredentials {
+export function deviceCredentials(ctx: AppContext, report?: (what: string, detail: string) => void): HotspotCredentials {
   return {
+    verifyLdap: ldapSignIn(ctx, report),
+    verifySmsCode: (phone, code, device) => smsSignIn(ctx).verify(phone, code, device.mac),
     async verifyLocalUser(username, password) {
       const user = await localUsers(ctx).verifyLocalUser(username, password);
       return user ? localUserGrant(user, ctx.now()) : { ok: false, error: LOGIN_ERRORS.userOrPassword };

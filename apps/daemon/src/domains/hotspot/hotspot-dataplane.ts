@@ -174,6 +174,8 @@ export class NftDataplane implements HotspotDataplane {
 
   private async list(kind: 'set' | 'map', name: string) {
     const result = await this.run(['nft', '-j', 'list', kind, ...HOTSPOT_TABLE.split(' '), name], { timeoutMs: 60_000 });
+    // No hotspot zone: the ruleset has no hotspot sets, so no client is authorised or counted.
+    if (result.exitCode !== 0 && /No such file or directory/.test(result.stderr)) return [];
     if (result.exitCode !== 0) throw new Error(`nft list ${kind} ${name}: ${result.stderr}`);
     return elementsOf(result.stdout, kind);
   }

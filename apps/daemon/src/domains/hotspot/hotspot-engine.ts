@@ -31,6 +31,10 @@ export type CredentialResult = { ok: true; grant: Omit<Grant, 'kind'> } | { ok: 
 export interface HotspotCredentials {
   verifyLocalUser(username: string, password: string): Promise<CredentialResult>;
   redeemVoucher(code: string, device: { mac: string }): Promise<CredentialResult>;
+  /** LDAP sign-in (ldap/): whether the directory accepts the name and password. */
+  verifyLdap?(username: string, password: string): Promise<OutsideResult>;
+  /** SMS-code sign-in (sms/): whether the code sent to the phone is right; the code's own guard limits tries. */
+  verifySmsCode?(phone: string, code: string, device: { mac: string }): Promise<OutsideResult>;
 }
 
 /**
@@ -62,11 +66,16 @@ export interface SessionAdjustment {
   totalBytes?: number;
 }
 
+/** What an outside check proved: the account it names; the zone grants the access. */
+export type OutsideResult = { ok: true; account: string } | { ok: false; error: LoginFailure };
+
 export type LoginRequest =
   | { method: 'voucher'; code: string }
   | { method: 'local'; username: string; password: string }
   | { method: 'password'; password: string }
-  | { method: 'onekey' };
+  | { method: 'onekey' }
+  | { method: 'ldap'; username: string; password: string }
+  | { method: 'sms'; phone: string; code: string };
 
 export type LoginOutcome = { ok: true; session: HotspotSession } | { ok: false; error: LoginFailure };
 
@@ -286,7 +295,7 @@ export class HotspotEngine {
 
   async login(client: ClientKey, zone: HotspotZone, request: LoginRequest): Promise<LoginOutcome> {
     if (this.isBlocked(client.mac)) return { ok: false, error: LOGIN_ERRORS.blocked };
-    const guessed = request.method === 'voucher' || request.method === 'local' || request.method === 'password';
+    const guessed = request.method === 'voucher' || request.method === 'local' || request.method === 'password' || request.method === 'ldap';
     const reservation = guessed ? this.reserveGuess(client) : undefined;
     if (reservation && !reservation.ok) return { ok: false, error: LOGIN_ERRORS.tooMany };
     let outcome: TryOutcome = 'uncounted';
@@ -315,7 +324,7 @@ export class HotspotEngine {
   /** The outside auth model that checks this login, if the zone has one. */
   private outsideModel(zone: HotspotZone, request: LoginRequest): OutsideAuthModel | undefined {
     const model = zone.authModel;
-    return request.method === 'local' && model && model !== 'webportal' ? model : undefined;
+    return request.method === 'local' && model && model !== 'webportal' && model !== 'sms' ? model : undefined;
   }
 
   private async check(client: ClientKey, zone: HotspotZone, request: LoginRequest): Promise<CredentialResult> {
@@ -337,6 +346,16 @@ export class HotspotEngine {
       }
       case 'onekey':
         return { ok: true, grant: this.zoneGrant(zone) };
+      case 'ldap':
+      case 'sms': {
+        const { credentials } = this.options;
+        const verified =
+          request.method === 'ldap'
+            ? await credentials.verifyLdap?.(request.username, request.password)
+            : await credentials.verifySmsCode?.(request.phone, request.code, { mac: client.mac });
+        if (!verified) return { ok: false, error: LOGIN_ERRORS.system };
+        return verified.ok ? { ok: true, grant: { ...this.zoneGrant(zone), account: verified.account } } : verified;
+      }
     }
   }
 

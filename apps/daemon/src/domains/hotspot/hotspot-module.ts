@@ -3,6 +3,8 @@ import { RULESET_PARTS } from '../network/network-public.js';
 import { hotspotRulesetContributor } from './hotspot-ruleset.js';
 import { registerHotspot, type HotspotDeps } from './hotspot-setup.js';
 import { registerSmsRoutes } from './sms/sms-routes.js';
+import { smsSignIn } from './sms/sms-signin.js';
+import { registerLdapRoutes } from './ldap/ldap-routes.js';
 import { registerRadius } from './radius/radius-routes.js';
 import { radiusRulesetContributor } from './radius/radius-ruleset.js';
 
@@ -13,13 +15,14 @@ import { radiusRulesetContributor } from './radius/radius-ruleset.js';
  */
 export const hotspotModule = defineDomain({
   name: 'hotspot',
-  pages: ['authuserinfo', 'inneruser', 'expirationnotice', 'sms', 'radius'],
+  pages: ['authuserinfo', 'inneruser', 'expirationnotice', 'sms', 'smslogs', 'ldap', 'radius'],
   contributions: (settings) => [
     contribute(RULESET_PARTS, hotspotRulesetContributor(() => settings.portalPort)),
     contribute(RULESET_PARTS, radiusRulesetContributor()),
   ],
   register: async (app, ctx, deps: HotspotDeps | undefined) => {
-    registerSmsRoutes(app, ctx);
+    registerSmsRoutes(app, ctx, smsSignIn(ctx));
+    registerLdapRoutes(app, ctx);
     const radius = registerRadius(app, ctx);
     const { engine } = await registerHotspot(app, ctx, deps, { outside: { radius }, observers: [radius] });
     radius.attach(engine);

@@ -84,6 +84,8 @@ const loginBody = z.intersection(
     z.object({ method: z.literal('local'), username: z.string().min(1).max(64), password: z.string().min(1).max(128) }),
     z.object({ method: z.literal('password'), password: z.string().min(1).max(128) }),
     z.object({ method: z.literal('onekey') }),
+    z.object({ method: z.literal('ldap'), username: z.string().min(1).max(64), password: z.string().min(1).max(128) }),
+    z.object({ method: z.literal('sms'), phone: z.string().min(1).max(20), code: z.string().min(1).max(8) }),
   ]),
   z.object({ acceptTerms: z.literal(true).optional() }),
 );

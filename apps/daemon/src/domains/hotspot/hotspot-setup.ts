@@ -17,6 +17,8 @@ import { registerHotspotAdminRoutes } from './hotspot-admin-routes.js';
 import type { HotspotConfig } from './hotspot-types.js';
 import { deviceCredentials } from './hotspot-credentials.js';
 import { registerSelfService } from './hotspot-self-service.js';
+import { registerSmsPortal } from './sms/sms-portal.js';
+import { smsSignIn } from './sms/sms-signin.js';
 import { localUsers } from '../hotspot-config/hotspot-config-public.js';
 import { LoginLimiter, PORTAL_GUESS_POLICY } from '../../plugins/login-limiter.js';
 
@@ -92,7 +94,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
   const engine = new HotspotEngine({
     dataplane: deps.dataplane ?? (linux ? new NftDataplane(run) : new SimDataplane()),
     config: () => current().config,
-    credentials: deps.credentials ?? deviceCredentials(ctx),
+    credentials: deps.credentials ?? deviceCredentials(ctx, (what, detail) => app.log.warn({ detail }, what)),
     now: ctx.now,
     reminders: deps.reminders ?? (linux ? new NftReminderRedirect(run) : new SimReminderRedirect()),
     stateFile: join(settings.stateDir, 'hotspot-state.json'),
@@ -135,6 +137,9 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     macOf: async (ip) => (zoneFor(ip) ? neighbours(ip) : null),
     now: ctx.now,
   });
+
+  // SMS-code sign-in: the portal's send-code route.
+  registerSmsPortal(portal, { sms: smsSignIn(ctx), zoneFor, neighbours });
 
   registerHotspotAdminRoutes(app, engine);
   const runtime: HotspotRuntime = { engine, portal };

@@ -4,7 +4,9 @@
  * hotspot-config.ts, so the engine depends on nothing but these few fields.
  */
 
-export type PortalMethod = 'voucher' | 'local' | 'password' | 'onekey';
+export type PortalMethod = 'voucher' | 'local' | 'password' | 'onekey' | OutsideSignIn;
+/** Sign-in checked outside the device: the one method of a zone whose auth model it is. */
+export type OutsideSignIn = 'ldap' | 'sms';
 
 /**
  * Zone auth models whose accounts live on a server outside the device (spec §3 authmodel): the
@@ -37,7 +39,7 @@ export interface HotspotZone {
   /** Plan applied to password and one-key logins. */
   plan: string;
   /** The zone's auth model: absent or 'webportal' for the device's own methods. */
-  authModel?: 'webportal' | OutsideAuthModel;
+  authModel?: 'webportal' | OutsideAuthModel | OutsideSignIn;
 }
 
 export interface HotspotPlan {
@@ -156,7 +158,8 @@ export type LoginFailure =
   | 'portal.error.system'
   | 'portal.error.tooMany'
   | 'portal.error.authServerTimeout'
-  | 'portal.error.authServerUnreachable';
+  | 'portal.error.authServerUnreachable'
+  | 'portal.error.connectFailed';
 
 export const LOGIN_ERRORS = {
   code: 'portal.error.code',
@@ -176,4 +179,6 @@ export const LOGIN_ERRORS = {
   authServerTimeout: 'portal.error.authServerTimeout',
   /** An outside authentication server could not be reached. */
   authServerUnreachable: 'portal.error.authServerUnreachable',
+  /** The directory (LDAP) that checks the account could not be reached. */
+  connectFailed: 'portal.error.connectFailed',
 } as const satisfies Record<string, LoginFailure>;

@@ -149,6 +149,12 @@ export function renderNftables(
   }
   chain('forward', forward, 'type filter hook forward priority filter; policy drop;');
   chain('output', [], 'type filter hook output priority filter; policy accept;');
+  if (plan.pptpClients) {
+    // A PPTP tunnel's GRE packets carry call IDs that only conntrack's PPTP helper, watching the
+    // control connection, ties to it: without it the server's GRE is new traffic to the input drop.
+    out.push('', `${TAB}ct helper pptp_client { type "pptp" protocol tcp; l3proto ip; }`);
+    chain('vpn_client_helpers', ['tcp dport 1723 ct helper set "pptp_client"'], 'type filter hook output priority filter; policy accept;');
+  }
 
   if (plan.multiWan) {
     // A connection keeps the WAN it started on: the WAN is recorded in the connection mark

@@ -116,6 +116,8 @@ export interface NetworkPlan {
   ports: PortPlan[];
   iptv?: IptvPlan;
   vpnDevices: string[];
+  /** Whether an enabled PPTP client dials: its GRE replies are only related to it through conntrack's PPTP helper. */
+  pptpClients: boolean;
   ipsecPeers: string[];
   /** Policy routing and connection marks are needed with two or more WANs. */
   multiWan: boolean;
@@ -288,6 +290,7 @@ export function planNetwork(config: NetworkConfig): NetworkPlan {
     ports: [...ports.values()].sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true })),
     ...(iptv ? { iptv } : {}),
     vpnDevices,
+    pptpClients: config.vpnClients.some((client) => client.enabled && client.type === 'pptp'),
     ipsecPeers,
     multiWan: wans.length >= 2,
     ipv6: interfaces.some((i) => i.row.ipv6 !== 'off'),

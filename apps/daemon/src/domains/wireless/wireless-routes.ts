@@ -82,6 +82,21 @@ export function registerWirelessRoutes(app: FastifyInstance, service: WirelessSe
   app.post('/api/ac/apcmd', write('aplist', 'Adopt, bind, rename, reboot, locate, scan, revoke or forget access points'), command('ap'));
   app.post('/api/ac/cpecmd', write('cpelist', 'The same commands on CPEs'), command('cpe'));
 
+  // The device certificate an AP's agent is installed with (key, certificate, device CA). The
+  // key is made here and leaves once, in this answer; it is not kept.
+  app.post('/api/ac/devicecert', write('aplist', 'Issue a device certificate (key, certificate, CA) for an AP or CPE serial'), async (request, reply) => {
+    const body = serialQuery.safeParse(request.body ?? {});
+    if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
+    try {
+      const bundle = await service.issueDeviceCertificate(body.data.serial);
+      void reply.header('cache-control', 'no-store');
+      return success(bundle);
+    } catch (error) {
+      request.log.warn({ err: error }, 'device certificate not issued');
+      return failure(MSG.saveFailed);
+    }
+  });
+
   app.get('/api/ac/scanresult', read('wifiplaning', 'Channel planning: state, progress, plan'), async () => success(service.planningView()));
   app.post('/api/ac/startscan', write('wifiplaning', 'Channel planning: start, cancel or save'), async (request) => {
     const body = planningBody.safeParse(request.body ?? {});

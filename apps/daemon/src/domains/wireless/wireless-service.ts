@@ -16,7 +16,9 @@ import {
   type WirelessSummary,
   isSafeText,
 } from '@portico/schema';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
 import type { AppContext } from '../../app-context.js';
 import type { RuntimeService } from '../../config/domain-module.js';
 import { WirelessController, WirelessCommandError, type WirelessCommandErrorCode } from './controller/wireless-controller.js';
@@ -30,11 +32,26 @@ import { createChannelPlanning, type ChannelPlanning } from './wireless-channel-
 import { apDeviceConfig, cpeDeviceConfig } from './wireless-device-config.js';
 import { readWirelessRows, wirelessRowsVersion, type WirelessRows } from './wireless-rows.js';
 import { WirelessFirmwareStore, FirmwareRefused } from './wireless-firmware.js';
+import { WirelessDevicePki, WirelessPkiError } from './controller/wireless-device-pki.js';
+import { startDeviceListener, type DeviceListener, type DeviceRefusal } from './wireless-device-listener.js';
 import { createFirmwareRollout, type FirmwareRollout, type RolloutOptions } from './wireless-firmware-rollout.js';
 
 /** A test's replacements: rollout timings (soak, return deadline, retries). */
 export interface WirelessDeps {
   rolloutTiming?: Pick<RolloutOptions, 'soakMs' | 'returnDeadlineMs' | 'retry'>;
+  /** Runs OpenSSL for the device CA. */
+  run?: CommandRunner;
+}
+
+/** A device certificate as the administrator downloads it for an AP. */
+export interface DeviceCertificateBundle {
+  serial: string;
+  /** PEM EC P-256 private key: /etc/portico-agent/key.pem on the AP. */
+  key: string;
+  /** PEM client certificate (CN = serial): cert.pem. */
+  certificate: string;
+  /** PEM device CA: ca.pem, which the AP checks the controller's certificate against. */
+  ca: string;
 }
 
 /** The topology pages draw at most this many devices. */
@@ -92,6 +109,10 @@ export class WirelessService implements RuntimeService {
   private cacheVersion = '';
   private pushQueued = false;
   private stopped = false;
+  /** The device CA and the controller's TLS certificate (stateDir/wireless-pki, 0700). */
+  readonly pki: WirelessDevicePki;
+  private devices: DeviceListener | null = null;
+  private listening: Promise<unknown> | null = null;
 
   constructor(
     private readonly ctx: AppContext,
@@ -111,6 +132,7 @@ export class WirelessService implements RuntimeService {
       onError: report,
       onChange: (serial) => this.deviceChanged(serial),
     });
+    this.pki = new WirelessDevicePki(join(ctx.settings.stateDir, 'wireless-pki'), deps.run ?? runCommand);
     this.firmware = new WirelessFirmwareStore(ctx.db, join(ctx.settings.stateDir, 'wireless-firmware'), ctx.now);
     this.planning = createChannelPlanning<PlanAp, ChannelPlan>({
       now: ctx.now,
@@ -560,7 +582,6 @@ export class WirelessService implements RuntimeService {
           if (!old) throw new FirmwareRefused('notFound');
           await upgradeTo(serial, old);
         },
-        now: this.ctx.now,
       },
     );
     if (this.rollout) clearInterval(this.rollout.health);
@@ -580,8 +601,63 @@ export class WirelessService implements RuntimeService {
     return this.rollout?.run.cancel() ?? false;
   }
 
+  /**
+   * Opens the device listener (TLS WebSocket, mutual TLS with the device CA) on `port`: the CA
+   * is created on first use and the controller's server certificate (re)issued when the names
+   * devices reach it by changed. Resolves with the port bound.
+   */
+  listenDevices(options: { port: number; host: string; names: readonly string[]; onRefused?: (address: string, reason: DeviceRefusal) => void }): Promise<number> {
+    const started = (async () => {
+      const authority = await this.pki.ensureAuthority();
+      const namesFile = join(this.ctx.settings.stateDir, 'wireless-pki', 'controller.names');
+      const wanted = [...new Set(options.names)].join('\n');
+      const issuedFor = await readFile(namesFile, 'utf8').catch(() => null);
+      if (issuedFor !== wanted || !(await readFile(this.pki.serverCertFile).catch(() => null))) {
+        await this.pki.issueServer([...new Set(options.names)]);
+        await writeFile(namesFile, wanted, { mode: 0o600 });
+      }
+      if (this.stopped) return 0;
+      this.devices = await startDeviceListener({
+        port: options.port,
+        host: options.host,
+        key: await readFile(this.pki.serverKeyFile),
+        cert: await readFile(this.pki.serverCertFile),
+        ca: authority.toString(),
+        isRevoked: (serial) => this.store.get(serial)?.status === 'revoked',
+        onLink: (link) => this.controller.attach(link),
+        onRefused: (address, reason) => {
+          options.onRefused?.(address, reason);
+        },
+        onError: this.report,
+      });
+      if (this.stopped) await this.devices.close();
+      return this.devices.port;
+    })();
+    this.listening = started.catch(() => undefined);
+    return started;
+  }
+
+  /** The device listener's port while it is open. */
+  get devicePort(): number | null {
+    return this.devices?.port ?? null;
+  }
+
+  /**
+   * A client certificate for the AP with this serial, with its new key and the device CA: what
+   * the AP's agent is installed with. Refused for a revoked serial (forget it first).
+   */
+  async issueDeviceCertificate(serial: string): Promise<DeviceCertificateBundle> {
+    if (this.store.get(serial)?.status === 'revoked') throw new WirelessPkiError('revoked');
+    const authority = await this.pki.ensureAuthority();
+    const issued = await this.pki.issueDevice(serial);
+    return { serial, key: issued.key, certificate: issued.certificate, ca: authority.toString() };
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    await this.listening;
+    await this.devices?.close();
+    this.devices = null;
     if (this.rollout) {
       clearInterval(this.rollout.health);
       this.rollout.run.cancel();

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { fieldErrors, hotspotSms, MSG, type HotspotSms } from '@portico/schema';
+import { fieldErrors, MSG, type HotspotSms } from '@portico/schema';
 import type { AppContext } from '../../../app-context.js';
 import { failure, success } from '../../../plugins/api-envelope.js';
-import { configRowSingleton } from '../../../config/entity-store.js';
-import { SmsLog } from './sms-log.js';
-import { sendSms, type SmsCredentials, type SmsSendOptions } from './sms-providers.js';
+import { sendSms } from './sms-providers.js';
+import { smsCredentials, smsSettings } from './sms-settings.js';
+import type { SmsSignIn } from './sms-signin.js';
 import { renderTemplate, SMS_TEMPLATE_KINDS, type SmsTemplateKind, type SmsValues } from './sms-template.js';
 
 /** Values a test message is rendered with, so every placeholder of a template has one. */
@@ -17,21 +17,11 @@ const testBody = z.object({
   kind: z.enum(SMS_TEMPLATE_KINDS, { error: 'validation.option' }).default('code'),
 });
 
-/** The stored SMS gateway settings (the singleton's row), with its defaults. */
-export function smsSettings(ctx: Pick<AppContext, 'db' | 'now'>): HotspotSms {
-  return hotspotSms.schema.parse(configRowSingleton(ctx.db, hotspotSms.name, ctx.now).read() ?? {});
-}
+const logBody = z.object({ action: z.enum(['get', 'clean', 'download'], { error: 'validation.option' }) });
+const logQuery = z.object({ action: z.enum(['get', 'download'], { error: 'validation.option' }).default('get') });
 
-export function smsCredentials(settings: HotspotSms): SmsCredentials {
-  switch (settings.platform) {
-    case 'aliyun':
-      return { platform: 'aliyun', accessKeyId: settings.accessKeyId, accessKeySecret: settings.accessKeySecret, signName: settings.signName };
-    case 'tencent':
-      return { platform: 'tencent', secretId: settings.secretId, secretKey: settings.secretKey, smsSdkAppId: settings.smsSdkAppId, signName: settings.signName };
-    case 'twilio':
-      return { platform: 'twilio', accountSid: settings.accountSid, authToken: settings.authToken, from: settings.from, ...(settings.countryCode ? { countryCode: settings.countryCode } : {}) };
-  }
-}
+/** The SMS log page (/logging/smslogs) is its own module in the menu. */
+export const SMS_LOG_URL = '/api/hotspot/smslog';
 
 const TEMPLATE_OF: Record<SmsTemplateKind, { text: keyof HotspotSms; id: keyof HotspotSms }> = {
   account: { text: 'accountTemplate', id: 'accountTemplateId' },
@@ -42,10 +32,11 @@ const TEMPLATE_OF: Record<SmsTemplateKind, { text: keyof HotspotSms; id: keyof H
 /**
  * POST /api/auth/smstest: sends one message of a template through the configured platform with
  * sample values, so the administrator sees the gateway work (or why not) before guests rely on
- * it. Every send lands in the SMS log with its outcome, never with its text.
+ * it. Every send lands in the SMS log with its outcome, never with its text; the log page
+ * reads it (GET, or POST with action get), empties it (action clean) and downloads it as a
+ * text file (action download: `{ name, content }`).
  */
-export function registerSmsRoutes(app: FastifyInstance, ctx: AppContext, options: { send?: SmsSendOptions } = {}): SmsLog {
-  const log = new SmsLog();
+export function registerSmsRoutes(app: FastifyInstance, ctx: AppContext, sms: SmsSignIn): void {
   app.post('/api/auth/smstest', { config: { policy: { module: 'sms', effect: 'action' }, doc: { summary: 'Send a test message of a template (account, due, code)' } } }, async (request) => {
     const body = testBody.safeParse(request.body ?? {});
     if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
@@ -55,9 +46,30 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: AppContext, options
     const rendered = renderTemplate(String(settings[template.text]), SAMPLE_VALUES);
     if (!rendered.ok) return failure(MSG.invalid, { [template.text]: `msg.${rendered.error}` });
     const endpoint = settings.endpoint ? { baseUrl: settings.endpoint.replace(/\/$/, '') } : {};
-    const result = await sendSms(smsCredentials(settings), { phone: body.data.phone, templateId: String(settings[template.id]), rendered }, { ...options.send, ...endpoint });
-    log.record({ time: ctx.now(), platform: settings.platform, phone: body.data.phone, kind: body.data.kind, outcome: result.ok ? 'sms.send.ok' : result.error });
+    const result = await sendSms(smsCredentials(settings), { phone: body.data.phone, templateId: String(settings[template.id]), rendered }, endpoint);
+    sms.record({ time: ctx.now(), platform: settings.platform, phone: body.data.phone, kind: body.data.kind, outcome: result.ok ? 'sms.send.ok' : result.error });
     return result.ok ? success({ id: result.providerMessageId }) : failure(`msg.${result.error}`, undefined, { providerCode: result.providerCode ?? null });
   });
-  return log;
+
+  const list = () => {
+    const items = sms.log.list();
+    return success({ items, total: items.length });
+  };
+  // The file, oldest first, one entry a line; every field is an enum, a time or a masked number.
+  const file = () => {
+    const lines = sms.log.toJSON().map((e) => [new Date(e.time).toISOString(), e.platform, e.phone, e.kind, e.outcome].join(' '));
+    return success({ name: 'sms.log', content: lines.length ? `${lines.join('\n')}\n` : '' });
+  };
+  // Reading (action get or download) needs only read access; cleaning is a write.
+  app.get(SMS_LOG_URL, { config: { policy: { module: 'smslogs', effect: 'read' }, doc: { summary: 'The SMS log, newest first (numbers masked, no texts); ?action=download: as a text file' } } }, async (request) => {
+    const query = logQuery.safeParse(request.query ?? {});
+    if (!query.success) return failure(MSG.invalid, fieldErrors(query.error));
+    return query.data.action === 'download' ? file() : list();
+  });
+  app.post(SMS_LOG_URL, { config: { policy: { module: 'smslogs', effect: 'write' }, doc: { summary: 'The SMS log: get it, or clean it' } } }, async (request) => {
+    const body = logBody.safeParse(request.body ?? {});
+    if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
+    if (body.data.action === 'clean') sms.clearLog();
+    return body.data.action === 'download' ? file() : list();
+  });
 }

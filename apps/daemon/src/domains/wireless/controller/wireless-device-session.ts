@@ -9,7 +9,8 @@ export interface WirelessStation {
   bssid: string;
   band: '2G' | '5G' | null;
   mac: string;
-  rssi: number;
+  /** null on a wired port. */
+  rssi: number | null;
   /** Last rates the AP reported, kbit/s as the state document gives them. */
   rxRate: number | null;
   txRate: number | null;
@@ -167,7 +168,7 @@ export class DeviceSession {
             bssid: s.bssid,
             band,
             mac: a.station,
-            rssi: a.rssi,
+            rssi: a.rssi ?? null,
             rxRate: a.rx_rate?.bitrate ?? null,
             txRate: a.tx_rate?.bitrate ?? null,
             rxBytes: a.rx_bytes,
