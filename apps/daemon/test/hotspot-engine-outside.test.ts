@@ -79,6 +79,31 @@ describe('outside authenticators', () => {
     expect(again.ok && engine.bytesRemaining(again.session)).toBe(1000);
   });
 
+  test("the model's own form (LDAP's) goes to the same authenticator, a guess reserved before it runs, the zone's grant at hand", async () => {
+    const ldapForm: HotspotZone = { ...ldapZone, methods: ['ldap'] };
+    let calls = 0;
+    const ldap: OutsideAuthenticator = {
+      async authenticate({ username, password, zoneGrant }) {
+        calls += 1;
+        return password === 'right' ? { ok: true, grant: { ...zoneGrant(), account: username } } : { ok: false, error: 'portal.error.password' };
+      },
+    };
+    const { engine, now } = setup({ ldap });
+    const client = { mac: '02:00:00:00:00:27', ip: '192.168.11.27' };
+    const ok = await engine.login(client, ldapForm, { method: 'ldap', username: 'dave', password: 'right' });
+    expect(ok.ok && ok.session).toMatchObject({ kind: 'ldap', account: 'ldap:dave', expiresAt: now() + 3600 * 1000 });
+    // A parallel burst of wrong passwords reaches the authenticator only as often as the limit allows.
+    const other = { mac: '02:00:00:00:00:28', ip: '192.168.11.28' };
+    const burst = await Promise.all(Array.from({ length: 12 }, () => engine.login(other, ldapForm, { method: 'ldap', username: 'dave', password: 'wrong' })));
+    const errors = burst.map((r) => (r.ok ? 'ok' : r.error));
+    expect(errors).toContain('portal.error.tooMany');
+    expect(calls - 1).toBe(errors.filter((e) => e === 'portal.error.password').length);
+    expect(calls - 1).toBeLessThan(12);
+    // A web-portal zone does not take the LDAP form.
+    expect(await engine.login({ mac: '02:00:00:00:00:29', ip: '192.168.11.29' }, { ...localZone, methods: ['ldap'] }, { method: 'ldap', username: 'dave', password: 'right' })).toEqual({ ok: false, error: 'portal.error.system' });
+    expect(calls).toBe(1 + errors.filter((e) => e === 'portal.error.password').length);
+  });
+
   test('no authenticator for the model: not configured; an authenticator that throws: system error', async () => {
     const client = { mac: '02:00:00:00:00:24', ip: '192.168.11.24' };
     expect(await setup().engine.login(client, ldapZone, { method: 'local', username: 'carol', password: 'p' })).toEqual({ ok: false, error: 'portal.error.notConfigured' });

@@ -18,16 +18,12 @@ import {
   type HotspotZone as HotspotZoneRow,
 } from '@portico/schema';
 import type { ConfigSnapshot } from '../../config/config-types.js';
-import { OUTSIDE_AUTH_MODELS, type HotspotConfig, type HotspotPlan, type HotspotZone, type OutsideSignIn, type PortalMethod, type ReminderSettings } from './hotspot-types.js';
+import { PORTAL_AUTH_MODELS, PORTAL_METHOD_OF, type HotspotConfig, type HotspotPlan, type HotspotZone, type PortalAuthModel, type ReminderSettings } from './hotspot-types.js';
 
-const OUTSIDE_SIGN_IN: readonly string[] = ['ldap', 'sms'] satisfies OutsideSignIn[];
-/** Auth models whose zones sign in on the built-in portal by an outside check (LDAP, SMS code). */
-function isOutsideSignIn(model: string): model is OutsideSignIn {
-  return OUTSIDE_SIGN_IN.includes(model);
+/** Auth models whose zones sign in on the built-in portal with the model's one method. */
+function isPortalAuthModel(model: string): model is PortalAuthModel {
+  return (PORTAL_AUTH_MODELS as readonly string[]).includes(model);
 }
-
-/** Zone auth models the built-in portal serves. */
-const PORTAL_AUTH_MODELS: ReadonlySet<string> = new Set(['webportal', ...OUTSIDE_AUTH_MODELS, ...OUTSIDE_SIGN_IN]);
 
 /**
  * Reads the hotspot configuration entities of a snapshot (packages/schema/src/hotspot) into
@@ -69,10 +65,9 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
   const terms = single<HotspotTerms>(snapshot, hotspotTerms.schema as never, HOTSPOT_ENTITIES.terms);
   const accounting = single<HotspotAccounting>(snapshot, hotspotAccounting.schema as never, HOTSPOT_ENTITIES.accounting);
   const zones: HotspotZone[] = rows<HotspotZoneRow>(snapshot, HOTSPOT_ENTITIES.zone)
-    // The built-in portal serves the web-portal zones, those signing in by LDAP or SMS code on
-    // it and, with a username and password form, the zones whose accounts live on an outside
-    // server; other models authenticate elsewhere.
-    .filter((zone) => zone.enabled && PORTAL_AUTH_MODELS.has(zone.authmodel))
+    // The built-in portal serves the web-portal zones and those whose accounts are checked
+    // outside the device (RADIUS, LDAP) or by SMS code; other models authenticate elsewhere.
+    .filter((zone) => zone.enabled && (zone.authmodel === 'webportal' || isPortalAuthModel(zone.authmodel)))
     .map((zone) => ({
       name: zone.name,
       interfaces: [zone.ifname],
@@ -84,7 +79,7 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
       chargetext: linesText(portal.chargetext),
       tos: linesText(terms.content),
       tosTitle: terms.title,
-      methods: zone.authmodel === 'webportal' ? [...portal.methods] : isOutsideSignIn(zone.authmodel) ? [zone.authmodel] : (['local'] as PortalMethod[]),
+      methods: isPortalAuthModel(zone.authmodel) ? [PORTAL_METHOD_OF[zone.authmodel]] : [...portal.methods],
       password: portal.password ?? '',
       redirectUrl: portal.redirect_url,
       sessionSeconds: durationSeconds(zone.authtime, zone.authtime_unit),

@@ -8,6 +8,7 @@ import { openDatabase } from '../../plugins/db-open.js';
 import { REMINDER_HOLD_SECONDS, thresholdsFor, withinThresholds, type ReminderRedirect } from './hotspot-reminder.js';
 import {
   LOGIN_ERRORS,
+  OUTSIDE_AUTH_MODELS,
   type Grant,
   type HotspotConfig,
   type HotspotPlan,
@@ -31,19 +32,35 @@ export type CredentialResult = { ok: true; grant: Omit<Grant, 'kind'> } | { ok: 
 export interface HotspotCredentials {
   verifyLocalUser(username: string, password: string): Promise<CredentialResult>;
   redeemVoucher(code: string, device: { mac: string }): Promise<CredentialResult>;
-  /** LDAP sign-in (ldap/): whether the directory accepts the name and password. */
-  verifyLdap?(username: string, password: string): Promise<OutsideResult>;
-  /** SMS-code sign-in (sms/): whether the code sent to the phone is right; the code's own guard limits tries. */
+  /**
+   * SMS-code sign-in (sms/): whether the code sent to the phone is right. Not an
+   * OutsideAuthenticator: its request is a phone number and a one-time code the portal sent
+   * before (not a username and password), and the code's own guard limits its tries per phone
+   * and device, so the engine reserves no guess for it.
+   */
   verifySmsCode?(phone: string, code: string, device: { mac: string }): Promise<OutsideResult>;
 }
 
+/** What an outside check proved: the account it names; the zone grants the access. */
+export type OutsideResult = { ok: true; account: string } | { ok: false; error: LoginFailure };
+
 /**
  * Extension point: an authenticator outside the device for a zone's auth model (RADIUS, LDAP).
- * A zone whose model has one takes the portal's username-and-password (`local`) logins to it
- * instead of the local users; the guessing limit and the admission stay the engine's.
+ * A zone whose model has one takes the portal's username-and-password logins (method `local`,
+ * or the model's own form, `ldap`) to it instead of the local users; the guessing limit (one
+ * guess reserved before the check) and the admission stay the engine's.
  */
 export interface OutsideAuthenticator {
-  authenticate(request: { username: string; password: string; client: ClientKey; zone: HotspotZone }): Promise<CredentialResult>;
+  authenticate(request: OutsideAuthRequest): Promise<CredentialResult>;
+}
+
+export interface OutsideAuthRequest {
+  username: string;
+  password: string;
+  client: ClientKey;
+  zone: HotspotZone;
+  /** The grant the zone gives by itself (its plan or session time), for a server that states no limits. */
+  zoneGrant(): Omit<Grant, 'kind'>;
 }
 
 /**
@@ -65,9 +82,6 @@ export interface SessionAdjustment {
   /** Bytes the session may use in all; 0: unlimited. */
   totalBytes?: number;
 }
-
-/** What an outside check proved: the account it names; the zone grants the access. */
-export type OutsideResult = { ok: true; account: string } | { ok: false; error: LoginFailure };
 
 export type LoginRequest =
   | { method: 'voucher'; code: string }
@@ -321,18 +335,23 @@ export class HotspotEngine {
     }
   }
 
-  /** The outside auth model that checks this login, if the zone has one. */
+  /**
+   * The outside auth model that checks this login: a username-and-password login (`local`, or
+   * a model's own form such as `ldap`) on a zone whose auth model lives outside the device.
+   */
   private outsideModel(zone: HotspotZone, request: LoginRequest): OutsideAuthModel | undefined {
     const model = zone.authModel;
-    return request.method === 'local' && model && model !== 'webportal' && model !== 'sms' ? model : undefined;
+    if (!model || !(OUTSIDE_AUTH_MODELS as readonly string[]).includes(model)) return undefined;
+    return request.method === 'local' || request.method === model ? (model as OutsideAuthModel) : undefined;
   }
 
   private async check(client: ClientKey, zone: HotspotZone, request: LoginRequest): Promise<CredentialResult> {
     const outside = this.outsideModel(zone, request);
-    if (outside && request.method === 'local') {
+    if (outside && (request.method === 'local' || request.method === 'ldap')) {
       const authenticator = this.options.outside?.[outside];
       if (!authenticator) return { ok: false, error: LOGIN_ERRORS.notConfigured };
-      return authenticator.authenticate({ username: request.username, password: request.password, client, zone });
+      const { username, password } = request;
+      return authenticator.authenticate({ username, password, client, zone, zoneGrant: () => this.zoneGrant(zone) });
     }
     switch (request.method) {
       case 'voucher':
@@ -347,12 +366,10 @@ export class HotspotEngine {
       case 'onekey':
         return { ok: true, grant: this.zoneGrant(zone) };
       case 'ldap':
+        // The LDAP form on a zone that is not an LDAP zone.
+        return { ok: false, error: LOGIN_ERRORS.system };
       case 'sms': {
-        const { credentials } = this.options;
-        const verified =
-          request.method === 'ldap'
-            ? await credentials.verifyLdap?.(request.username, request.password)
-            : await credentials.verifySmsCode?.(request.phone, request.code, { mac: client.mac });
+        const verified = await this.options.credentials.verifySmsCode?.(request.phone, request.code, { mac: client.mac });
         if (!verified) return { ok: false, error: LOGIN_ERRORS.system };
         return verified.ok ? { ok: true, grant: { ...this.zoneGrant(zone), account: verified.account } } : verified;
       }

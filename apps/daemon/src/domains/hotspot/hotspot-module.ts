@@ -5,6 +5,7 @@ import { registerHotspot, type HotspotDeps } from './hotspot-setup.js';
 import { registerSmsRoutes } from './sms/sms-routes.js';
 import { smsSignIn } from './sms/sms-signin.js';
 import { registerLdapRoutes } from './ldap/ldap-routes.js';
+import { ldapAuthenticator } from './ldap/ldap-signin.js';
 import { registerRadius } from './radius/radius-routes.js';
 import { radiusRulesetContributor } from './radius/radius-ruleset.js';
 
@@ -24,7 +25,9 @@ export const hotspotModule = defineDomain({
     registerSmsRoutes(app, ctx, smsSignIn(ctx));
     registerLdapRoutes(app, ctx);
     const radius = registerRadius(app, ctx);
-    const { engine } = await registerHotspot(app, ctx, deps, { outside: { radius }, observers: [radius] });
+    // Sign-in on outside servers goes through the engine's one extension point, per zone auth model.
+    const ldap = ldapAuthenticator(ctx, (what, detail) => app.log.warn({ detail }, what));
+    const { engine } = await registerHotspot(app, ctx, deps, { outside: { radius, ldap }, observers: [radius] });
     radius.attach(engine);
   },
 });

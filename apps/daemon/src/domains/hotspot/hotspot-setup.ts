@@ -94,7 +94,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
   const engine = new HotspotEngine({
     dataplane: deps.dataplane ?? (linux ? new NftDataplane(run) : new SimDataplane()),
     config: () => current().config,
-    credentials: deps.credentials ?? deviceCredentials(ctx, (what, detail) => app.log.warn({ detail }, what)),
+    credentials: deps.credentials ?? deviceCredentials(ctx),
     now: ctx.now,
     reminders: deps.reminders ?? (linux ? new NftReminderRedirect(run) : new SimReminderRedirect()),
     stateFile: join(settings.stateDir, 'hotspot-state.json'),

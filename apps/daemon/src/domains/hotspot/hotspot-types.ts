@@ -4,9 +4,7 @@
  * hotspot-config.ts, so the engine depends on nothing but these few fields.
  */
 
-export type PortalMethod = 'voucher' | 'local' | 'password' | 'onekey' | OutsideSignIn;
-/** Sign-in checked outside the device: the one method of a zone whose auth model it is. */
-export type OutsideSignIn = 'ldap' | 'sms';
+export type PortalMethod = 'voucher' | 'local' | 'password' | 'onekey' | 'ldap' | 'sms';
 
 /**
  * Zone auth models whose accounts live on a server outside the device (spec §3 authmodel): the
@@ -15,6 +13,19 @@ export type OutsideSignIn = 'ldap' | 'sms';
  */
 export type OutsideAuthModel = 'radius' | 'ldap';
 export const OUTSIDE_AUTH_MODELS: readonly OutsideAuthModel[] = ['radius', 'ldap'];
+
+/**
+ * Zone auth models the built-in portal serves besides `webportal`: the outside ones and SMS
+ * code (sms/: a code the portal sent to the phone, checked by HotspotCredentials.verifySmsCode).
+ */
+export type PortalAuthModel = OutsideAuthModel | 'sms';
+export const PORTAL_AUTH_MODELS: readonly PortalAuthModel[] = [...OUTSIDE_AUTH_MODELS, 'sms'];
+
+/**
+ * The one portal method of a zone of each outside model: `local` (the username-and-password
+ * form) for RADIUS, the LDAP form for LDAP, the phone-and-code form for SMS.
+ */
+export const PORTAL_METHOD_OF: Readonly<Record<PortalAuthModel, PortalMethod>> = { radius: 'local', ldap: 'ldap', sms: 'sms' };
 
 export interface HotspotZone {
   name: string;
@@ -39,7 +50,7 @@ export interface HotspotZone {
   /** Plan applied to password and one-key logins. */
   plan: string;
   /** The zone's auth model: absent or 'webportal' for the device's own methods. */
-  authModel?: 'webportal' | OutsideAuthModel | OutsideSignIn;
+  authModel?: 'webportal' | PortalAuthModel;
 }
 
 export interface HotspotPlan {
@@ -175,9 +186,9 @@ export const LOGIN_ERRORS = {
   notConfigured: 'portal.error.notConfigured',
   system: 'portal.error.system',
   tooMany: 'portal.error.tooMany',
-  /** An outside authentication server (RADIUS, LDAP) did not answer in time. */
+  /** An outside authentication server (RADIUS) did not answer in time. */
   authServerTimeout: 'portal.error.authServerTimeout',
-  /** An outside authentication server could not be reached. */
+  /** An outside authentication server (RADIUS) could not be reached. */
   authServerUnreachable: 'portal.error.authServerUnreachable',
   /** The directory (LDAP) that checks the account could not be reached. */
   connectFailed: 'portal.error.connectFailed',
