@@ -29,12 +29,14 @@ describe('the domain list', () => {
     expect(DOMAIN_MODULES.map((m) => m.name).sort()).toEqual(folders);
   });
 
-  test('ruleset parts run in list order: the hotspot before the firewall, Smart QoS last', () => {
+  test('ruleset parts run in list order: the hotspot (and its RADIUS input rule) before the firewall, then Smart QoS and the wireless device port', () => {
     const parts = systemRulesetParts({ qosDownload: 'lan' });
-    expect(parts).toHaveLength(3);
+    expect(parts).toHaveLength(5);
     expect(parts[0]!.entities).toEqual(Object.values(HOTSPOT_ENTITIES));
-    expect(parts[1]).toBe(firewallContributor);
-    expect(parts[2]!.entities).toEqual(QOS_ENTITY_NAMES);
+    expect(parts[1]!.entities).toEqual(['hotspotRadius']);
+    expect(parts[2]).toBe(firewallContributor);
+    expect(parts[3]!.entities).toEqual(QOS_ENTITY_NAMES);
+    expect(parts[4]!.entities).toEqual([]);
   });
 
   test('config domains apply in order, and every entity they name feeds them', () => {
