@@ -129,9 +129,10 @@ describe('VPN client files', () => {
     const withPptp = ruleset(VPN);
     expect(withPptp).toContain('\tct helper pptp_client { type "pptp" protocol tcp; l3proto ip; }\n');
     expect(withPptp).toMatch(/chain vpn_client_helpers \{\n\t\ttype filter hook output priority filter; policy accept;\n\t\ttcp dport 1723 ct helper set "pptp_client"\n/);
-    const withoutPptp = ruleset({ ...VPN, vpnClients: VPN.vpnClients!.filter((client) => client.type !== 'pptp') });
+    const clients = VPN.vpnClients as Array<{ type: string }>;
+    const withoutPptp = ruleset({ ...VPN, vpnClients: clients.filter((client) => client.type !== 'pptp') });
     expect(withoutPptp).not.toContain('pptp');
-    const disabled = ruleset({ ...VPN, vpnClients: VPN.vpnClients!.map((client) => (client.type === 'pptp' ? { ...client, enabled: false } : client)) });
+    const disabled = ruleset({ ...VPN, vpnClients: clients.map((client) => (client.type === 'pptp' ? { ...client, enabled: false } : client)) });
     expect(disabled).not.toContain('ct helper');
   });
 
