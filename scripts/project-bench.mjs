@@ -6,7 +6,7 @@
 // Arguments pick benchmarks by name: `npm run bench -- qos-rules hotspot` runs those only.
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { extname, join, resolve } from 'node:path';
+import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build as buildApps, install } from './project-steps.mjs';
 import { runBenchmark } from './time-limit.mjs';
@@ -23,6 +23,12 @@ const ownModuleUrl = {
       const source = readFileSync(args.path, 'utf8');
       if (!source.includes('import.meta.url')) return undefined;
       return { contents: source.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: extname(args.path) === '.ts' ? 'ts' : 'js' };
+    });
+    // The same for CommonJS dependencies that read files beside themselves through __dirname
+    // (node-radius's dictionaries): the ESM bundle has no __dirname of its own.
+    b.onLoad({ filter: /[\\/]node_modules[\\/]radius[\\/].*\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      return { contents: source.replaceAll('__dirname', JSON.stringify(dirname(args.path))), loader: 'js' };
     });
   },
 };
@@ -42,6 +48,7 @@ const LIMIT_SECONDS = {
   'hotspot-restart': 300,
   'hotspot-portal-storm': 1200,
   'wireless-controller': 900,
+  'hotspot-radius': 300,
 };
 const DEFAULT_LIMIT_SECONDS = 600;
 

@@ -3,7 +3,8 @@
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { chmodSync, copyFileSync, cpSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { buildQosIngressObject } from './bpf-build.mjs';
 import { NETWORK_HOOK_FILES } from './dist-files.mjs';
 
@@ -43,6 +44,24 @@ const leaveOutUnused = {
   },
 };
 
+/**
+ * node-radius reads its RFC dictionaries from `__dirname/../dictionaries` at first use; inside
+ * the bundle that would be beside apps/daemon, so the bundle reads them from
+ * `radius-dictionaries/` beside itself, where the build copies them (the hotspot's RADIUS).
+ */
+const radiusPackage = dirname(createRequire(import.meta.url).resolve('radius/package.json'));
+const radiusDictionaries = {
+  name: 'radius-dictionaries',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]radius[\\/]lib[\\/]radius\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const from = 'path.normalize(__dirname + "/../dictionaries")';
+      if (!source.includes(from)) throw new Error('node-radius no longer reads its dictionaries from where the build expects');
+      return { contents: source.replace(from, 'path.normalize(__dirname + "/radius-dictionaries")'), loader: 'js' };
+    });
+  },
+};
+
 /** The daemon, and the stack-floor server the idle-memory benchmark compares it with. */
 const bundles = [
   ['main.ts', 'main.mjs'],
@@ -57,7 +76,7 @@ for (const [entry, out] of bundles) await build({
   format: 'esm',
   target: 'node20',
   external: ['better-sqlite3'],
-  plugins: [leaveOutUnused],
+  plugins: [leaveOutUnused, radiusDictionaries],
   sourcemap: 'linked',
   legalComments: 'none',
   // V8 keeps the whole source in memory, as UTF-16 if a single comment holds a non-ASCII
@@ -91,6 +110,9 @@ for (const { file, executable } of NETWORK_HOOK_FILES) {
 // The operator definition files the device ships (domains/qos/qos-isp-defaults.ts reads them
 // from isp/ beside the bundle).
 cpSync(join(here, 'src', 'domains', 'qos', 'isp'), join(here, 'dist', 'isp'), { recursive: true, filter: (path) => !path.endsWith('.md') });
+
+// node-radius's RFC dictionaries (see radiusDictionaries above).
+cpSync(join(radiusPackage, 'dictionaries'), join(here, 'dist', 'radius-dictionaries'), { recursive: true });
 
 // The eBPF classifier of `ifb-bpf` download shaping, when clang is there (bpf-build.mjs).
 const ingressObject = await buildQosIngressObject();

@@ -41,15 +41,12 @@ const FUNCTIONS_NOT_BUILT: Record<'get' | 'post', readonly string[]> = {
     'sysconf/bgcheck', 'sysconf/bgcheckresult', 'sysconf/bgdownload', 'sysconf/bgfilecheck', 'sysconf/bgupgrade', 'sysconf/diagnosis',
     'sysconf/netparam', 'sysconf/time', 'sysconf/remoteaccess', 'sysconf/check', 'sysconf/emailinfo', 'sysconf/events', 'sysconf/disk',
     'sysconf/audit', 'sysconf/health',
-    // RADIUS.
-    'auth/radius',
     // VPN servers other than OpenVPN.
     'auth/pptp', 'auth/l2tp', 'auth/pppoe', 'auth/ipsec',
   ],
   post: [
     'sysconf/diagnosis', 'sysconf/netparam', 'sysconf/time', 'sysconf/system', 'sysconf/remoteaccess', 'sysconf/syslog', 'sysconf/log',
     'sysconf/events', 'sysconf/emailinfo', 'sysconf/check', 'sysconf/disk', 'sysconf/auditdisk', 'sysconf/audit',
-    'auth/radius',
     'auth/pptp', 'auth/l2tp', 'auth/pppoe', 'auth/ipsec',
   ],
 };

@@ -29,16 +29,17 @@ describe('the domain list', () => {
     expect(DOMAIN_MODULES.map((m) => m.name).sort()).toEqual(folders);
   });
 
-  test('ruleset parts run in list order: the hotspot before the firewall, Smart QoS marks, then the parts that only accept', () => {
+  test('ruleset parts run in list order: the hotspot (and its RADIUS input rule) before the firewall, Smart QoS marks, then the parts that only accept', () => {
     const parts = systemRulesetParts({ qosDownload: 'lan' });
-    expect(parts).toHaveLength(5);
+    expect(parts).toHaveLength(6);
     expect(parts[0]!.entities).toEqual(Object.values(HOTSPOT_ENTITIES));
-    expect(parts[1]).toBe(firewallContributor);
-    expect(parts[2]!.entities).toEqual(QOS_ENTITY_NAMES);
+    expect(parts[1]!.entities).toEqual(['hotspotRadius']);
+    expect(parts[2]).toBe(firewallContributor);
+    expect(parts[3]!.entities).toEqual(QOS_ENTITY_NAMES);
     // The wireless part depends on no entity: it opens the device listener's port to the LAN.
-    expect(parts[3]!.entities).toEqual([]);
+    expect(parts[4]!.entities).toEqual([]);
     // The VPN servers' ports and tunnels come after Smart QoS: they only accept, never mark.
-    expect(parts[4]!.entities).toEqual(['openvpnServer']);
+    expect(parts[5]!.entities).toEqual(['openvpnServer']);
   });
 
   test('config domains apply in order, and every entity they name feeds them', () => {

@@ -55,14 +55,15 @@ describe('escaping of user names (RFC 4514 DN values, RFC 4515 filter values)', 
 });
 
 describe('service zones', () => {
-  test('zones of auth model ldap and sms are served by the portal with that one method; wifidog zones by no form method; other outside models are not', () => {
+  test('zones of auth model ldap, sms and radius are served by the portal with their one method; wifidog zones by no form method; zones without sign-in are not', () => {
     const zone = (id: string, authmodel: string) => ({ id, data: { ...(hotspotZone.schema.parse({ id, name: id, ifname: 'lan', authmodel }) as object) } });
-    const config = hotspotConfigOf({ hotspotZone: [zone('a', 'webportal'), zone('b', 'ldap'), zone('c', 'sms'), zone('d', 'wifidog'), zone('e', 'radius')] });
+    const config = hotspotConfigOf({ hotspotZone: [zone('a', 'webportal'), zone('b', 'ldap'), zone('c', 'sms'), zone('d', 'wifidog'), zone('e', 'radius'), zone('f', 'none')] });
     expect(config.zones.map((z) => [z.name, z.methods, z.externalPortal])).toEqual([
       ['a', ['voucher'], undefined],
       ['b', ['ldap'], undefined],
       ['c', ['sms'], undefined],
       ['d', [], 'wifidog'],
+      ['e', ['local'], undefined],
     ]);
   });
 });

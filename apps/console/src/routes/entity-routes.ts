@@ -45,6 +45,7 @@ export const ENTITY_ROUTES: readonly string[] = [
   '/wirelessmanage/whiteblacklist',
   '/cpemanage/cpeconfigure',
   '/hotspot/sms',
+  '/hotspot/radius',
   '/hotspot/ldap',
   '/vpnserver/openvpnservice',
   '/hotspot/wifidog',

@@ -9,7 +9,6 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/vpnserver/pptpservice',
   '/vpnserver/l2tpservice',
   '/hotspot/ppoeservice',
-  '/hotspot/radius',
   '/cloud/cloud',
   '/cloud/sdlan',
   '/cloud/vendor999',

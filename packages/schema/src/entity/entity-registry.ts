@@ -31,6 +31,7 @@ import { qosDomainRule, qosPortRule } from '../qos/qos-class-rule.js';
 import { qosIsp, qosLoadBalance } from '../qos/qos-load-balance.js';
 
 import { hotspotSms } from '../hotspot/hotspot-sms.js';
+import { hotspotRadius } from '../hotspot/hotspot-radius.js';
 import { hotspotLdap } from '../hotspot/hotspot-ldap.js';
 import { openvpnServer } from '../vpn-server/openvpn-server.js';
 import { hotspotWifidog } from '../hotspot/hotspot-wifidog.js';
@@ -69,6 +70,7 @@ export const ENTITIES: readonly AnyEntity[] = [
   hotspotReminder as unknown as AnyEntity,
   hotspotLocalNotice as unknown as AnyEntity,
   hotspotSms as unknown as AnyEntity,
+  hotspotRadius as unknown as AnyEntity,
   hotspotLdap as unknown as AnyEntity,
   hotspotWifidog as unknown as AnyEntity,
   hotspotCmcc as unknown as AnyEntity,

@@ -8,6 +8,7 @@ export * from './hotspot-notices.js';
 export * from './hotspot-voucher.js';
 export * from './hotspot-rules.js';
 export * from './hotspot-sms.js';
+export * from './hotspot-radius.js';
 export * from './hotspot-ldap.js';
 export * from './hotspot-wifidog.js';
 export * from './hotspot-cmcc.js';

@@ -159,7 +159,7 @@ export function AuthUserInfoView({ data, failed, onKick, onBlock, onUnblock, onR
   );
 }
 
-const METHODS = ['voucher', 'local', 'password', 'onekey', 'ldap', 'sms', 'wifidog', 'cmcc', 'rusystem', 'cloudportal', 'weixin', 'social'] as const;
+const METHODS = ['voucher', 'local', 'password', 'onekey', 'radius', 'ldap', 'sms', 'wifidog', 'cmcc', 'rusystem', 'cloudportal', 'weixin', 'social'] as const;
 
 /** The sign-in method of a session; anything unknown reads as other. */
 function methodKey(kind: string): (typeof METHODS)[number] | 'other' {

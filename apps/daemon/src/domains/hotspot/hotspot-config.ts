@@ -26,12 +26,11 @@ import {
 } from '@portico/schema';
 import { WECHAT_HOSTS } from './weixin/weixin-sign.js';
 import type { ConfigSnapshot } from '../../config/config-types.js';
-import type { ExternalPortal, HotspotConfig, HotspotPlan, HotspotZone, OutsideSignIn, ReminderSettings } from './hotspot-types.js';
+import { PORTAL_AUTH_MODELS, PORTAL_METHOD_OF, type ExternalPortal, type HotspotConfig, type HotspotPlan, type HotspotZone, type PortalAuthModel, type ReminderSettings } from './hotspot-types.js';
 
-const OUTSIDE_SIGN_IN: readonly string[] = ['ldap', 'sms'] satisfies OutsideSignIn[];
-/** Auth models whose zones sign in on the built-in portal by an outside check (LDAP, SMS code). */
-function isOutsideSignIn(model: string): model is OutsideSignIn {
-  return OUTSIDE_SIGN_IN.includes(model);
+/** Auth models whose zones sign in on the built-in portal with the model's one method. */
+function isPortalAuthModel(model: string): model is PortalAuthModel {
+  return (PORTAL_AUTH_MODELS as readonly string[]).includes(model);
 }
 
 const EXTERNAL_PORTALS: readonly string[] = ['wifidog', 'cmcc', 'rusystem', 'cloudportal', 'weixin', 'social'] satisfies ExternalPortal[];
@@ -113,9 +112,10 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
   const terms = single<HotspotTerms>(snapshot, hotspotTerms.schema as never, HOTSPOT_ENTITIES.terms);
   const accounting = single<HotspotAccounting>(snapshot, hotspotAccounting.schema as never, HOTSPOT_ENTITIES.accounting);
   const zones: HotspotZone[] = rows<HotspotZoneRow>(snapshot, HOTSPOT_ENTITIES.zone)
-    // The built-in portal serves the web-portal zones and those signing in by LDAP or SMS code
-    // on it; other models authenticate elsewhere.
-    .filter((zone) => zone.enabled && (zone.authmodel === 'webportal' || isOutsideSignIn(zone.authmodel) || isExternalPortal(zone.authmodel)))
+    // The built-in portal serves the web-portal zones and those whose accounts are checked
+    // outside the device (RADIUS, LDAP) or by SMS code; zones of an outside portal server are
+    // kept too, their clients sent to that server; other models authenticate elsewhere.
+    .filter((zone) => zone.enabled && (zone.authmodel === 'webportal' || isPortalAuthModel(zone.authmodel) || isExternalPortal(zone.authmodel)))
     .map((zone) => ({
       name: zone.name,
       interfaces: [zone.ifname],
@@ -127,13 +127,14 @@ export function hotspotConfigOf(snapshot: ConfigSnapshot): HotspotConfig {
       chargetext: linesText(portal.chargetext),
       tos: linesText(terms.content),
       tosTitle: terms.title,
-      methods: isOutsideSignIn(zone.authmodel) ? [zone.authmodel] : isExternalPortal(zone.authmodel) ? [] : [...portal.methods],
+      methods: isPortalAuthModel(zone.authmodel) ? [PORTAL_METHOD_OF[zone.authmodel]] : isExternalPortal(zone.authmodel) ? [] : [...portal.methods],
       ...(isExternalPortal(zone.authmodel) ? { externalPortal: zone.authmodel } : {}),
       password: portal.password ?? '',
       redirectUrl: portal.redirect_url,
       sessionSeconds: durationSeconds(zone.authtime, zone.authtime_unit),
       idleSeconds: zone.idletime * 60,
       plan: '',
+      ...(zone.authmodel === 'webportal' || isPortalAuthModel(zone.authmodel) ? { authModel: zone.authmodel } : {}),
     }));
   const plans: HotspotPlan[] = rows<HotspotPlanRow>(snapshot, HOTSPOT_ENTITIES.plan).map((plan) => ({
     name: plan.name,

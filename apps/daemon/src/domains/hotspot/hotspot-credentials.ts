@@ -5,7 +5,6 @@ import { voucherStore } from '../voucher/voucher-public.js';
 import type { RedeemResult } from '../voucher/voucher-public.js';
 import type { CredentialResult, HotspotCredentials } from './hotspot-engine.js';
 import { LOGIN_ERRORS } from './hotspot-types.js';
-import { ldapSignIn } from './ldap/ldap-signin.js';
 import { smsSignIn } from './sms/sms-signin.js';
 
 /** Local users' traffic totals are kept in MB; the engine counts bytes. */
@@ -59,12 +58,11 @@ export function voucherGrant(result: RedeemResult): CredentialResult {
 
 /**
  * The engine's credential checks against the device's local users
- * (hotspot-config/local-user-store.ts) and vouchers (voucher/voucher-store.ts), and the outside
- * ones: the LDAP directory (ldap/) and SMS codes (sms/).
+ * (hotspot-config/local-user-store.ts) and vouchers (voucher/voucher-store.ts), and SMS codes
+ * (sms/). Accounts on outside servers (RADIUS, LDAP) are the engine's outside authenticators.
  */
-export function deviceCredentials(ctx: AppContext, report?: (what: string, detail: string) => void): HotspotCredentials {
+export function deviceCredentials(ctx: AppContext): HotspotCredentials {
   return {
-    verifyLdap: ldapSignIn(ctx, report),
     verifySmsCode: (phone, code, device) => smsSignIn(ctx).verify(phone, code, device.mac),
     async verifyLocalUser(username, password) {
       const user = await localUsers(ctx).verifyLocalUser(username, password);

@@ -8,6 +8,7 @@ import { openDatabase } from '../../plugins/db-open.js';
 import { REMINDER_HOLD_SECONDS, thresholdsFor, withinThresholds, type ReminderRedirect } from './hotspot-reminder.js';
 import {
   LOGIN_ERRORS,
+  OUTSIDE_AUTH_MODELS,
   type Grant,
   type HotspotConfig,
   type HotspotPlan,
@@ -15,6 +16,7 @@ import {
   type HotspotZone,
   type LoginFailure,
   type ExternalPortal,
+  type OutsideAuthModel,
 } from './hotspot-types.js';
 
 /**
@@ -31,14 +33,56 @@ export type CredentialResult = { ok: true; grant: Omit<Grant, 'kind'> } | { ok: 
 export interface HotspotCredentials {
   verifyLocalUser(username: string, password: string): Promise<CredentialResult>;
   redeemVoucher(code: string, device: { mac: string }): Promise<CredentialResult>;
-  /** LDAP sign-in (ldap/): whether the directory accepts the name and password. */
-  verifyLdap?(username: string, password: string): Promise<OutsideResult>;
-  /** SMS-code sign-in (sms/): whether the code sent to the phone is right; the code's own guard limits tries. */
+  /**
+   * SMS-code sign-in (sms/): whether the code sent to the phone is right. Not an
+   * OutsideAuthenticator: its request is a phone number and a one-time code the portal sent
+   * before (not a username and password), and the code's own guard limits its tries per phone
+   * and device, so the engine reserves no guess for it.
+   */
   verifySmsCode?(phone: string, code: string, device: { mac: string }): Promise<OutsideResult>;
 }
 
 /** What an outside check proved: the account it names; the zone grants the access. */
 export type OutsideResult = { ok: true; account: string } | { ok: false; error: LoginFailure };
+
+/**
+ * Extension point: an authenticator outside the device for a zone's auth model (RADIUS, LDAP).
+ * A zone whose model has one takes the portal's username-and-password logins (method `local`,
+ * or the model's own form, `ldap`) to it instead of the local users; the guessing limit (one
+ * guess reserved before the check) and the admission stay the engine's.
+ */
+export interface OutsideAuthenticator {
+  authenticate(request: OutsideAuthRequest): Promise<CredentialResult>;
+}
+
+export interface OutsideAuthRequest {
+  username: string;
+  password: string;
+  client: ClientKey;
+  zone: HotspotZone;
+  /** The grant the zone gives by itself (its plan or session time), for a server that states no limits. */
+  zoneGrant(): Omit<Grant, 'kind'>;
+}
+
+/**
+ * Extension point: told of every session that starts and ends (outside accounting). Called
+ * synchronously inside the engine's bookkeeping: an observer queues its work and returns.
+ */
+export interface SessionObserver {
+  started?(session: HotspotSession): void;
+  ended?(session: HotspotSession, reason: EndReason): void;
+}
+
+/** Limits an outside server changes on a live session (RFC 5176 CoA); absent: unchanged. */
+export interface SessionAdjustment {
+  /** Seconds from now; 0: no time limit. */
+  sessionSeconds?: number;
+  idleSeconds?: number;
+  upKbps?: number;
+  downKbps?: number;
+  /** Bytes the session may use in all; 0: unlimited. */
+  totalBytes?: number;
+}
 
 export type LoginRequest =
   | { method: 'voucher'; code: string }
@@ -67,6 +111,10 @@ export interface HotspotEngineOptions {
    * daemon's database, so a restart keeps it); none: one over a private in-memory database.
    */
   guard?: LoginLimiter;
+  /** Authenticators of the zone auth models whose accounts live outside the device. */
+  outside?: Partial<Record<OutsideAuthModel, OutsideAuthenticator>>;
+  /** Told of sessions starting and ending. */
+  observers?: SessionObserver[];
 }
 
 /** A client reminded of its expiry (the reminder list): once per interval per device. */
@@ -162,7 +210,12 @@ export class HotspotEngine {
     for (const entry of saved?.reminded ?? []) if (isMac(entry.mac) && isIpv4(entry.ip)) this.reminded.set(entry.mac, entry);
     for (const session of saved?.sessions ?? []) {
       if (!isIpv4(session.ip) || !isMac(session.mac)) continue;
-      if (this.endReason(session, now)) continue;
+      const reason = this.endReason(session, now);
+      if (reason) {
+        // Ended while the daemon was down: observers (outside accounting) still hear of it.
+        this.notify((o) => o.ended?.(session, reason));
+        continue;
+      }
       this.putSession(session);
     }
     // Whatever the kernel holds that is not a restored session is taken out, so nobody who
@@ -276,13 +329,31 @@ export class HotspotEngine {
         return result;
       }
       outcome = 'success';
-      return await this.admit(client, zone, { ...result.grant, kind: request.method });
+      const outside = this.outsideModel(zone, request);
+      return await this.admit(client, zone, { ...result.grant, kind: outside ?? request.method });
     } finally {
       reservation?.release(outcome);
     }
   }
 
+  /**
+   * The outside auth model that checks this login: a username-and-password login (`local`, or
+   * a model's own form such as `ldap`) on a zone whose auth model lives outside the device.
+   */
+  private outsideModel(zone: HotspotZone, request: LoginRequest): OutsideAuthModel | undefined {
+    const model = zone.authModel;
+    if (!model || !(OUTSIDE_AUTH_MODELS as readonly string[]).includes(model)) return undefined;
+    return request.method === 'local' || request.method === model ? (model as OutsideAuthModel) : undefined;
+  }
+
   private async check(client: ClientKey, zone: HotspotZone, request: LoginRequest): Promise<CredentialResult> {
+    const outside = this.outsideModel(zone, request);
+    if (outside && (request.method === 'local' || request.method === 'ldap')) {
+      const authenticator = this.options.outside?.[outside];
+      if (!authenticator) return { ok: false, error: LOGIN_ERRORS.notConfigured };
+      const { username, password } = request;
+      return authenticator.authenticate({ username, password, client, zone, zoneGrant: () => this.zoneGrant(zone) });
+    }
     switch (request.method) {
       case 'voucher':
         return this.options.credentials.redeemVoucher(request.code.trim(), { mac: client.mac });
@@ -296,12 +367,10 @@ export class HotspotEngine {
       case 'onekey':
         return { ok: true, grant: this.zoneGrant(zone) };
       case 'ldap':
+        // The LDAP form on a zone that is not an LDAP zone.
+        return { ok: false, error: LOGIN_ERRORS.system };
       case 'sms': {
-        const { credentials } = this.options;
-        const verified =
-          request.method === 'ldap'
-            ? await credentials.verifyLdap?.(request.username, request.password)
-            : await credentials.verifySmsCode?.(request.phone, request.code, { mac: client.mac });
+        const verified = await this.options.credentials.verifySmsCode?.(request.phone, request.code, { mac: client.mac });
         if (!verified) return { ok: false, error: LOGIN_ERRORS.system };
         return verified.ok ? { ok: true, grant: { ...this.zoneGrant(zone), account: verified.account } } : verified;
       }
@@ -365,7 +434,8 @@ export class HotspotEngine {
       const others = this.sessionsOfAccount(account).filter((s) => s.mac !== client.mac);
       if (others.length >= grant.usernum) return { ok: false, error: LOGIN_ERRORS.onlineLimit };
     }
-    const use = account ? this.accounts.get(account) : undefined;
+    // An outside server keeps its accounts' totals: its limits count for this session alone.
+    const use = account && !grant.sessionLimits ? this.accounts.get(account) : undefined;
     const plan = this.planNamed(grant.plan);
     // Limits the credentials state (a due time, a voucher's end, an account's total) are the
     // current truth; a plan's relative limits count from the account's first login.
@@ -396,10 +466,12 @@ export class HotspotEngine {
       activeAt: now,
       upKbps: grant.upKbps || plan?.upKbps || 0,
       downKbps: grant.downKbps || plan?.downKbps || 0,
-      idleSeconds: zone.idleSeconds,
+      idleSeconds: grant.idleSeconds ?? zone.idleSeconds,
+      ...(grant.outside ? { outside: { ...grant.outside } } : {}),
     };
-    if (account) this.accounts.set(account, { bytes: usedBefore, expiresAt, flowLimit });
+    if (account && !grant.sessionLimits) this.accounts.set(account, { bytes: usedBefore, expiresAt, flowLimit });
     this.putSession(session);
+    this.notify((o) => o.started?.(session));
     this.ended.delete(client.ip);
     this.lastRaw.delete(client.ip);
     this.dirty = true;
@@ -414,6 +486,49 @@ export class HotspotEngine {
     if (!session) return false;
     await this.end(session, reason, true);
     return true;
+  }
+
+  /**
+   * Changes the limits of a live session at once (an outside server's change of
+   * authorisation): a new time limit counts from now, speeds reach the data plane before this
+   * resolves. False when the client has no session.
+   */
+  async adjust(ip: string, change: SessionAdjustment): Promise<boolean> {
+    let session = this.sessions.get(ip);
+    if (!session) return false;
+    // The kernel keeps an element's time-out as it was added: a new one needs the element
+    // re-created, whose counters then start again, so what they hold is counted first.
+    const retime = change.sessionSeconds !== undefined;
+    if (retime) {
+      await this.readCounters();
+      session = this.sessions.get(ip);
+      if (!session) return false;
+    }
+    const now = this.now();
+    if (change.sessionSeconds !== undefined) session.expiresAt = change.sessionSeconds > 0 ? now + change.sessionSeconds * 1000 : null;
+    if (change.idleSeconds !== undefined) session.idleSeconds = change.idleSeconds;
+    if (change.totalBytes !== undefined) session.flowLimit = change.totalBytes > 0 ? change.totalBytes : null;
+    // Re-added with its new speeds (and time-out), as a rate limit is.
+    this.pendingRemove.set(ip, { mac: session.mac, ip, ...(retime ? {} : { onlyLimits: true }), limits: { up: session.upKbps > 0, down: session.downKbps > 0 } });
+    if (retime) this.lastRaw.delete(ip);
+    if (change.upKbps !== undefined) session.upKbps = change.upKbps;
+    if (change.downKbps !== undefined) session.downKbps = change.downKbps;
+    this.queueAdd(session);
+    this.dirty = true;
+    await this.settle();
+    const reason = this.endReason(session, now);
+    if (reason) await this.end(session, reason, true);
+    return true;
+  }
+
+  private notify(call: (observer: SessionObserver) => void): void {
+    for (const observer of this.options.observers ?? []) {
+      try {
+        call(observer);
+      } catch (error) {
+        this.options.report?.(error, 'hotspot session observer failed');
+      }
+    }
   }
 
   /** Changes a client's speed limits at once (Kbit/s, 0 = unlimited). */
@@ -601,6 +716,7 @@ export class HotspotEngine {
     }
     this.pendingRemove.set(session.ip, { mac: session.mac, ip: session.ip, limits: { up: session.upKbps > 0, down: session.downKbps > 0 } });
     this.dirty = true;
+    this.notify((o) => o.ended?.(session, reason));
     return true;
   }
 

@@ -5,6 +5,9 @@ import { registerHotspot, type HotspotDeps } from './hotspot-setup.js';
 import { registerSmsRoutes } from './sms/sms-routes.js';
 import { smsSignIn } from './sms/sms-signin.js';
 import { registerLdapRoutes } from './ldap/ldap-routes.js';
+import { ldapAuthenticator } from './ldap/ldap-signin.js';
+import { registerRadius } from './radius/radius-routes.js';
+import { radiusRulesetContributor } from './radius/radius-ruleset.js';
 
 /**
  * The hotspot: its sets and redirects in the one ruleset (ahead of the firewall's rules), the
@@ -13,11 +16,18 @@ import { registerLdapRoutes } from './ldap/ldap-routes.js';
  */
 export const hotspotModule = defineDomain({
   name: 'hotspot',
-  pages: ['authuserinfo', 'inneruser', 'expirationnotice', 'sms', 'smslogs', 'ldap', 'wifidog', 'cmccweb', 'rusystem', 'cloudportal', 'weixin', 'social'],
-  contributions: (settings) => [contribute(RULESET_PARTS, hotspotRulesetContributor(() => settings.portalPort))],
+  pages: ['authuserinfo', 'inneruser', 'expirationnotice', 'sms', 'smslogs', 'ldap', 'radius', 'wifidog', 'cmccweb', 'rusystem', 'cloudportal', 'weixin', 'social'],
+  contributions: (settings) => [
+    contribute(RULESET_PARTS, hotspotRulesetContributor(() => settings.portalPort)),
+    contribute(RULESET_PARTS, radiusRulesetContributor()),
+  ],
   register: async (app, ctx, deps: HotspotDeps | undefined) => {
     registerSmsRoutes(app, ctx, smsSignIn(ctx));
     registerLdapRoutes(app, ctx);
-    await registerHotspot(app, ctx, deps);
+    const radius = registerRadius(app, ctx);
+    // Sign-in on outside servers goes through the engine's one extension point, per zone auth model.
+    const ldap = ldapAuthenticator(ctx, (what, detail) => app.log.warn({ detail }, what));
+    const { engine } = await registerHotspot(app, ctx, deps, { outside: { radius, ldap }, observers: [radius] });
+    radius.attach(engine);
   },
 });

@@ -7,7 +7,7 @@ import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
 import { networkConfigOf, planNetwork } from '../network/network-public.js';
 import { hotspotConfigOf, HOTSPOT_ENTITIES, linesText } from './hotspot-config.js';
 import { NftDataplane, SimDataplane, type HotspotDataplane } from './hotspot-dataplane.js';
-import { HotspotEngine, type HotspotCredentials } from './hotspot-engine.js';
+import { HotspotEngine, type HotspotCredentials, type HotspotEngineOptions } from './hotspot-engine.js';
 import { NftReminderRedirect, SimReminderRedirect, type ReminderRedirect } from './hotspot-reminder.js';
 import { linuxNeighbours, simNeighbours, type NeighbourLookup } from './hotspot-neighbours.js';
 import { buildPortalServer } from './hotspot-portal.js';
@@ -38,6 +38,12 @@ export interface HotspotDeps {
   run?: CommandRunner;
   /** Timers of the outside portals' loops (WiFiDog counters and heartbeats); tests fire them. */
   schedule?: Scheduler;
+}
+
+/** What other parts of the hotspot plug into the engine (hotspot-engine.ts extension points). */
+export interface HotspotExtensions {
+  outside?: HotspotEngineOptions['outside'];
+  observers?: HotspotEngineOptions['observers'];
 }
 
 export interface HotspotRuntime {
@@ -71,7 +77,7 @@ function snapshotReader(ctx: AppContext): () => ConfigSnapshot {
  * The hotspot in the daemon: the engine (restored at start, saved at stop), the portal
  * listener on its own port, and the administrator's online-user routes.
  */
-export async function registerHotspot(app: FastifyInstance, ctx: AppContext, deps: HotspotDeps = {}): Promise<HotspotRuntime> {
+export async function registerHotspot(app: FastifyInstance, ctx: AppContext, deps: HotspotDeps = {}, extensions: HotspotExtensions = {}): Promise<HotspotRuntime> {
   const { settings } = ctx;
   HOTSPOT_PORTAL.port = settings.portalPort;
   const run = deps.run ?? runCommand;
@@ -96,7 +102,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     return configCache;
   };
 
-  const credentials = deps.credentials ?? deviceCredentials(ctx, (what, detail) => app.log.warn({ detail }, what));
+  const credentials = deps.credentials ?? deviceCredentials(ctx);
   const guard = new LoginLimiter(ctx.db, ctx.now, PORTAL_GUESS_POLICY);
   const engine = new HotspotEngine({
     dataplane: deps.dataplane ?? (linux ? new NftDataplane(run) : new SimDataplane()),
@@ -107,6 +113,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     stateFile: join(settings.stateDir, 'hotspot-state.json'),
     report: (error, what) => app.log.error({ err: error }, what),
     guard,
+    ...extensions,
   });
 
   const single = <T>(entity: { name: string; schema: unknown }): T =>

@@ -4,9 +4,29 @@
  * hotspot-config.ts, so the engine depends on nothing but these few fields.
  */
 
-export type PortalMethod = 'voucher' | 'local' | 'password' | 'onekey' | OutsideSignIn | ExternalPortal;
-/** Sign-in checked outside the device: the one method of a zone whose auth model it is. */
-export type OutsideSignIn = 'ldap' | 'sms';
+export type PortalMethod = 'voucher' | 'local' | 'password' | 'onekey' | 'ldap' | 'sms' | ExternalPortal;
+
+/**
+ * Zone auth models whose accounts live on a server outside the device (spec §3 authmodel): the
+ * portal asks for a username and password, an OutsideAuthenticator (hotspot-engine.ts) checks
+ * them. Sessions they admit carry the model as their kind.
+ */
+export type OutsideAuthModel = 'radius' | 'ldap';
+export const OUTSIDE_AUTH_MODELS: readonly OutsideAuthModel[] = ['radius', 'ldap'];
+
+/**
+ * Zone auth models the built-in portal serves besides `webportal`: the outside ones and SMS
+ * code (sms/: a code the portal sent to the phone, checked by HotspotCredentials.verifySmsCode).
+ */
+export type PortalAuthModel = OutsideAuthModel | 'sms';
+export const PORTAL_AUTH_MODELS: readonly PortalAuthModel[] = [...OUTSIDE_AUTH_MODELS, 'sms'];
+
+/**
+ * The one portal method of a zone of each outside model: `local` (the username-and-password
+ * form) for RADIUS, the LDAP form for LDAP, the phone-and-code form for SMS.
+ */
+export const PORTAL_METHOD_OF: Readonly<Record<PortalAuthModel, PortalMethod>> = { radius: 'local', ldap: 'ldap', sms: 'sms' };
+
 /**
  * Sign-in on an outside portal server the captive client is sent to (wifidog/); the gateway
  * admits the client on that server's word (cmcc/: after checking the credentials it relays),
@@ -38,6 +58,8 @@ export interface HotspotZone {
   plan: string;
   /** Set when the zone's clients sign in on that outside portal instead (methods is then empty). */
   externalPortal?: ExternalPortal;
+  /** The zone's auth model: absent or 'webportal' for the device's own methods. */
+  authModel?: 'webportal' | PortalAuthModel;
 }
 
 export interface HotspotPlan {
@@ -98,7 +120,7 @@ export interface HotspotConfig {
 
 /** What a login proved: whom it is for and what it may use. */
 export interface Grant {
-  kind: PortalMethod;
+  kind: PortalMethod | OutsideAuthModel;
   /** Account name or voucher code: a returning device is re-bound by it. */
   account?: string;
   plan?: string;
@@ -110,6 +132,15 @@ export interface Grant {
   usernum: number;
   upKbps: number;
   downKbps: number;
+  /** Idle time-out of this login (an outside server's answer); absent: the zone's. */
+  idleSeconds?: number;
+  /**
+   * The limits are this session's alone: the outside server keeps the account's totals, so
+   * the device does not carry usage over from earlier logins of the account.
+   */
+  sessionLimits?: boolean;
+  /** What the outside authenticator keeps with the session (saved with it; text only). */
+  outside?: Record<string, string>;
 }
 
 /** One authorised client. Byte counts are totals over the whole session. */
@@ -131,6 +162,8 @@ export interface HotspotSession {
   upKbps: number;
   downKbps: number;
   idleSeconds: number;
+  /** Grant.outside of the login that admitted it. */
+  outside?: Record<string, string>;
 }
 
 export type LoginFailure =
@@ -144,6 +177,8 @@ export type LoginFailure =
   | 'portal.error.notConfigured'
   | 'portal.error.system'
   | 'portal.error.tooMany'
+  | 'portal.error.authServerTimeout'
+  | 'portal.error.authServerUnreachable'
   | 'portal.error.connectFailed'
   | 'portal.error.authFailed'
   | 'portal.error.socialNetwork'
@@ -163,6 +198,10 @@ export const LOGIN_ERRORS = {
   notConfigured: 'portal.error.notConfigured',
   system: 'portal.error.system',
   tooMany: 'portal.error.tooMany',
+  /** An outside authentication server (RADIUS) did not answer in time. */
+  authServerTimeout: 'portal.error.authServerTimeout',
+  /** An outside authentication server (RADIUS) could not be reached. */
+  authServerUnreachable: 'portal.error.authServerUnreachable',
   /** The directory (LDAP) that checks the account could not be reached. */
   connectFailed: 'portal.error.connectFailed',
   /** An outside portal server sent the client back without a sign-in the gateway could confirm. */
