@@ -138,7 +138,14 @@ export class WirelessService implements RuntimeService {
     this.firmware = new WirelessFirmwareStore(ctx.db, join(ctx.settings.stateDir, 'wireless-firmware'), ctx.now);
     this.planning = createChannelPlanning<PlanAp, ChannelPlan>({
       now: ctx.now,
-      requestScan: async (serial) => this.planAp(serial, await this.controller.scan(serial)),
+      // A fresh state report first: the plan starts from the channels the radios run now. The
+      // last periodic report may predate a restart (a radio still choosing its channel is left
+      // out of a report), and an AP without its radios in the live view would not be planned.
+      // The report follows the request's answer on the same link, ahead of the scan's result.
+      requestScan: async (serial) => {
+        await this.controller.requestState(serial).catch(() => undefined);
+        return this.planAp(serial, await this.controller.scan(serial));
+      },
       plan: (scans) => planChannels([...scans.values()]),
       applyPlan: async (plan) => {
         this.overrides.save(plan.aps.map((ap) => ({ serial: ap.id, radios: ap.radios.map((r) => ({ band: r.band as '2g' | '5g', channel: r.channel, width: r.width })) })));
