@@ -186,5 +186,7 @@ describe('channel planning through the API', () => {
     expect(planned.radios).toHaveLength(1);
     expect(planned.radios[0]).toMatchObject({ band: '2g', previousChannel: 6 });
     expect(ap.requests.map((r) => r.method).slice(-2)).toEqual(['request', 'wifiscan']);
+    // Scanned only on the band the group leaves to the planner.
+    expect(ap.requests.at(-1)!.params).toMatchObject({ bands: ['2'] });
   });
 });

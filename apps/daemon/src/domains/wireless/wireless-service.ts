@@ -144,7 +144,9 @@ export class WirelessService implements RuntimeService {
       // The report follows the request's answer on the same link, ahead of the scan's result.
       requestScan: async (serial) => {
         await this.controller.requestState(serial).catch(() => undefined);
-        return this.planAp(serial, await this.controller.scan(serial));
+        // Only the bands the plan is for: a scan of every channel of both bands takes longest.
+        const bands = this.plannedBands(serial);
+        return this.planAp(serial, await this.controller.scan(serial, bands.length > 0 ? { bands } : {}));
       },
       plan: (scans) => planChannels([...scans.values()]),
       applyPlan: async (plan) => {
@@ -386,6 +388,17 @@ export class WirelessService implements RuntimeService {
       links.push({ from: GATEWAY_NODE_ID, to: record.serial, medium: 'wired', signal: null });
     }
     return { nodes, links };
+  }
+
+  /** The bands whose channel the AP's group leaves to the planner, as wifiscan names them. */
+  private plannedBands(serial: string): Array<'2' | '5'> {
+    const record = this.store.get(serial);
+    const group = record?.groupId ? this.currentRows().groups.get(record.groupId) : undefined;
+    if (!group) return [];
+    const bands: Array<'2' | '5'> = [];
+    if (group.enabled2g && group.channel2g === 'auto') bands.push('2');
+    if (group.enabled5g && group.channel5g === 'auto') bands.push('5');
+    return bands;
   }
 
   /** What the planner needs of one AP: its radios on `auto` channels and the scan it sent. */
