@@ -169,6 +169,7 @@ describe.skipIf(skip !== null)(`the wireless controller with simulated radios${s
 
   afterAll(async () => {
     if (!gw) return;
+    // PORTICO_VM_DEBUG=1: the agents' and the daemon's journals, for a failed run.
     if (process.env.PORTICO_VM_DEBUG) {
       for (const ap of [...aps, ...cpes]) console.log(await gw.vm.agent.exec(['/usr/bin/journalctl', '-u', `portico-agent-${ap.name}`, '--no-pager', '-o', 'cat']).then((r) => r.stdout, String));
       console.log(await gw.vm.agent.exec(['/usr/bin/journalctl', '-u', 'portico.service', '--no-pager', '-o', 'cat', '-n', '200']).then((r) => r.stdout, String));
@@ -207,10 +208,7 @@ describe.skipIf(skip !== null)(`the wireless controller with simulated radios${s
     });
     await station.run(['/usr/sbin/wpa_supplicant', '-B', '-i', stationIf, '-c', '/run/sta-wpa.conf', '-P', '/run/sta-wpa.pid']);
     await expect.poll(stationLink, { timeout: 60_000 }).toMatch(/^[0-9a-f:]{17}$/);
-    const rows = await expect
-      .poll(async () => (await stationRows()).filter((row) => row.mac === stationMac), { timeout: 4 * REPORT_S * 1000 })
-      .toHaveLength(1);
-    void rows;
+    await expect.poll(async () => (await stationRows()).filter((row) => row.mac === stationMac), { timeout: 4 * REPORT_S * 1000 }).toHaveLength(1);
     const [row] = (await stationRows()).filter((r) => r.mac === stationMac);
     expect(row).toMatchObject({ mac: stationMac, ssid: SSID });
     expect(typeof row!.rssi).toBe('number');
