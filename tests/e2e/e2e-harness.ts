@@ -123,7 +123,8 @@ export class ApiSession {
   }
 
   async get(path: string): Promise<Record<string, unknown>> {
-    const res = await fetch(`${this.base}/api/${path}?_=${Date.now()}`, { headers: { cookie: this.cookie } });
+    // A path may carry its own query; the cache-buster joins it.
+    const res = await fetch(`${this.base}/api/${path}${path.includes('?') ? '&' : '?'}_=${Date.now()}`, { headers: { cookie: this.cookie } });
     return (await res.json()) as Record<string, unknown>;
   }
 

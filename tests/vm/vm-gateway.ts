@@ -210,22 +210,34 @@ export async function signIn(gw: VmGateway, password: string): Promise<AdminApi>
 /**
  * A namespace inside the guest joined to the gateway by veth pairs: the daemon's ports are the
  * near ends (`lp1` …), the peer's the far ends (`pp1` …). The guest's kernel has what the
- * host's lacks (802.1Q, bonding, PPP, L2TP), so the far side of every link runs there.
+ * host's lacks (802.1Q, bonding, PPP, L2TP), so the far side of every link runs there. Several
+ * peers name their ends apart with `names` (prefixes of the near and far ends).
  */
 export class GuestPeer {
   constructor(
     private readonly gw: VmGateway,
     readonly ns = 'peer',
+    readonly names: { near: string; far: string } = { near: 'lp', far: 'pp' },
   ) {}
+
+  /** The gateway's end of veth pair `i` (1-based). */
+  near(i: number): string {
+    return `${this.names.near}${i}`;
+  }
+
+  /** The peer's end of veth pair `i` (1-based). */
+  far(i: number): string {
+    return `${this.names.far}${i}`;
+  }
 
   async create(ports: number): Promise<void> {
     const { agent } = this.gw.vm;
     await agent.run(['/usr/sbin/ip', 'netns', 'add', this.ns]);
     await this.run(['/usr/sbin/ip', 'link', 'set', 'lo', 'up']);
     for (let i = 1; i <= ports; i += 1) {
-      await agent.run(['/usr/sbin/ip', 'link', 'add', `lp${i}`, 'type', 'veth', 'peer', 'name', `pp${i}`, 'netns', this.ns]);
-      await agent.run(['/usr/sbin/ip', 'link', 'set', `lp${i}`, 'up']);
-      await this.run(['/usr/sbin/ip', 'link', 'set', `pp${i}`, 'up']);
+      await agent.run(['/usr/sbin/ip', 'link', 'add', this.near(i), 'type', 'veth', 'peer', 'name', this.far(i), 'netns', this.ns]);
+      await agent.run(['/usr/sbin/ip', 'link', 'set', this.near(i), 'up']);
+      await this.run(['/usr/sbin/ip', 'link', 'set', this.far(i), 'up']);
     }
   }
 

@@ -23,11 +23,14 @@ export class CommandFailure extends Error {
 export const execaRunner: CommandRunner = async (argv, options = {}) => {
   const [file, ...args] = argv;
   if (!file || argv.some((a) => typeof a !== 'string' || a.includes('\0'))) throw new Error('a command is a non-empty array of strings without NUL');
-  const result = await execa(file, args, { shell: false, reject: false, timeout: options.timeoutMs ?? 30_000, stripFinalNewline: true });
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const result = await execa(file, args, { shell: false, reject: false, timeout: timeoutMs, stripFinalNewline: true });
+  // A command killed for its time limit has no exit code and often no output: say so.
+  const why = result.timedOut ? `timed out after ${timeoutMs} ms` : '';
   return {
     exitCode: result.exitCode ?? (result.failed ? 1 : 0),
     stdout: String(result.stdout ?? ''),
-    stderr: String(result.stderr ?? result.message ?? ''),
+    stderr: [String(result.stderr || (why ? '' : (result.message ?? ''))), why].filter(Boolean).join('\n'),
   };
 };
 

@@ -1,5 +1,5 @@
 import { isSafeText, scanEntrySchema, SSID_MAX_BYTES, type ScanEntry } from '@portico/schema';
-import { runChecked, type CommandRunner } from './ap-agent-command.js';
+import { CommandFailure, runChecked, type CommandRunner } from './ap-agent-command.js';
 
 /**
  * `iw` for what hostapd does not do: transmit power, scans and the interface list. iw prints
@@ -147,8 +147,15 @@ function checkedIfname(name: string): string {
   return name;
 }
 
+/** A scan the radio refused as busy (hostapd's ACS survey or another scan running) is tried again. */
+export const SCAN_BUSY_TRIES = 5;
+const SCAN_BUSY_RETRY_MS = 1000;
+
 export class IwControl {
-  constructor(private readonly run: CommandRunner) {}
+  constructor(
+    private readonly run: CommandRunner,
+    private readonly busyRetryMs = SCAN_BUSY_RETRY_MS,
+  ) {}
 
   async interfaces(): Promise<IwInterface[]> {
     return parseIwDev(await runChecked(this.run, ['iw', 'dev']));
@@ -176,6 +183,15 @@ export class IwControl {
     if (options.freqs && options.freqs.length > 0) argv.push('freq', ...options.freqs.map((f) => String(Math.trunc(f))));
     argv.push('ap-force');
     if (!options.active) argv.push('passive');
-    return parseIwScan(await runChecked(this.run, argv));
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return parseIwScan(await runChecked(this.run, argv));
+      } catch (error) {
+        // nl80211 answers EBUSY while the radio scans for someone else; that ends by itself.
+        const busy = error instanceof CommandFailure && /\(-16\)/.test(error.output.stderr);
+        if (!busy || attempt >= SCAN_BUSY_TRIES) throw error;
+        await new Promise((resolve) => setTimeout(resolve, this.busyRetryMs));
+      }
+    }
   }
 }

@@ -163,4 +163,30 @@ describe('channel planning through the API', () => {
     expect(sent).toEqual(planned);
     expect((await api('ac/scanresult')).data.state).toBe('saved');
   });
+
+  test('an AP whose last report left its radio out (hostapd still choosing a channel) is asked afresh before its scan, and planned', async () => {
+    const group = await writeConfirmed(h, admin, apGroup, { action: 'add', name: 'Annex', enabled5g: false });
+    await writeConfirmed(h, admin, wirelessSsid, { action: 'add', group, ssid: 'Annex', key: 'annex-passphrase', band: '2g' });
+    const ap = new FakeDevice('02dd00000011', controller());
+    ap.connect();
+    expect((await command('ac/apcmd', { action: 'adopt', serials: [ap.serial], group })).data.done).toEqual([ap.serial]);
+    await vi.waitFor(() => expect(ap.configures).toHaveLength(1), CONDITION_WAIT);
+    const running = { radios: [{ band: '2G' as const, channel: 6, tx_power: 20 }], interfaces: [{ name: 'lan', ssids: [{ ssid: 'Annex', bssid: '02:dd:00:00:11:00', band: '2G' as const }] }] };
+    // As the agent reports a radio without a channel: left out.
+    ap.state(0, { ...running, radios: [] });
+    // Asked for a report, it answers, then reports the radio on its channel.
+    ap.answers.request = (_p, d) => {
+      queueMicrotask(() => d.state(0, running));
+      return { serial: d.serial, status: { error: 0 } };
+    };
+    await settle();
+    expect(await command('ac/startscan', { action: 'start' })).toMatchObject({ success: true });
+    await vi.waitFor(async () => expect((await api('ac/scanresult')).data.state).toBe('planned'), CONDITION_WAIT);
+    const planned = (await api('ac/scanresult')).data.plan.aps.find((p: { serial: string }) => p.serial === ap.serial);
+    expect(planned.radios).toHaveLength(1);
+    expect(planned.radios[0]).toMatchObject({ band: '2g', previousChannel: 6 });
+    expect(ap.requests.map((r) => r.method).slice(-2)).toEqual(['request', 'wifiscan']);
+    // Scanned only on the band the group leaves to the planner.
+    expect(ap.requests.at(-1)!.params).toMatchObject({ bands: ['2'] });
+  });
 });

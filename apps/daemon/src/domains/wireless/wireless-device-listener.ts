@@ -41,6 +41,8 @@ export interface DeviceListenerOptions {
   onLink(link: UcentralLink): void;
   /** A device turned away before any link existed (certificate refused). */
   onRefused?(address: string, reason: DeviceRefusal): void;
+  /** A device opened a TCP connection, before TLS: the moment to check the server certificate still fits. */
+  onConnection?(): void;
   onError?(error: unknown): void;
 }
 
@@ -49,6 +51,8 @@ export interface DeviceListener {
   readonly port: number;
   /** Open links at this moment. */
   readonly connections: number;
+  /** Serves connections from now on with another server key and certificate (open links keep theirs). */
+  setCertificate(key: string | Buffer, cert: string | Buffer): void;
   close(): Promise<void>;
 }
 
@@ -100,15 +104,13 @@ function linkOf(ws: WebSocket, serial: string, remoteAddress: string): UcentralL
 /** Starts listening; resolves once bound, rejects when the port cannot be bound. */
 export async function startDeviceListener(options: DeviceListenerOptions): Promise<DeviceListener> {
   const authority = new X509Certificate(options.ca);
+  const context = (key: string | Buffer, cert: string | Buffer) => ({ key, cert, ca: options.ca, minVersion: 'TLSv1.2' as const });
   const server: Server = createServer({
-    key: options.key,
-    cert: options.cert,
-    ca: options.ca,
+    ...context(options.key, options.cert),
     // TLS asks for the client certificate and refuses chains that do not end at the device CA;
     // the upgrade below reads the serial from what TLS verified.
     requestCert: true,
     rejectUnauthorized: true,
-    minVersion: 'TLSv1.2',
     handshakeTimeout: HANDSHAKE_MS,
   });
   server.headersTimeout = HANDSHAKE_MS;
@@ -126,6 +128,7 @@ export async function startDeviceListener(options: DeviceListenerOptions): Promi
   server.on('request', (_request, response) => {
     response.writeHead(426, { connection: 'close', upgrade: 'websocket' }).end();
   });
+  server.on('connection', () => options.onConnection?.());
   server.on('secureConnection', (socket: TLSSocket) => socket.setKeepAlive(true, KEEPALIVE_MS));
   server.on('tlsClientError', () => undefined);
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -167,6 +170,9 @@ export async function startDeviceListener(options: DeviceListenerOptions): Promi
     port: typeof bound === 'object' && bound ? bound.port : options.port,
     get connections() {
       return open.size;
+    },
+    setCertificate(key, cert) {
+      server.setSecureContext(context(key, cert));
     },
     async close() {
       for (const ws of open) ws.close(LINK_CLOSE_NORMAL, 'controller stopping');

@@ -47,6 +47,8 @@ export const wirelessModule = defineDomain<'wireless', WirelessDeps>({
           port: ctx.settings.wirelessPort,
           host: ctx.settings.host,
           names: controllerNames(),
+          // A LAN network added later gives the gateway addresses its APs dial.
+          currentNames: controllerNames,
           onRefused: (address, reason) => app.log.warn({ address, reason }, 'wireless device certificate refused'),
         })
         .then(

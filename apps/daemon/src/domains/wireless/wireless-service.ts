@@ -59,6 +59,8 @@ const TOPOLOGY_MAX = 1000;
 /** The status page lists this many of the busiest devices. */
 const BUSIEST = 10;
 /** Wireless log entries kept in memory for the wireless log (newest last). */
+/** How often a device's connection may make the controller look at its names again. */
+const NAMES_CHECK_MS = 2000;
 const LOG_KEEP = 2000;
 /** How often a running rollout reads the upgraded APs' health. */
 const ROLLOUT_HEALTH_MS = 10_000;
@@ -136,7 +138,16 @@ export class WirelessService implements RuntimeService {
     this.firmware = new WirelessFirmwareStore(ctx.db, join(ctx.settings.stateDir, 'wireless-firmware'), ctx.now);
     this.planning = createChannelPlanning<PlanAp, ChannelPlan>({
       now: ctx.now,
-      requestScan: async (serial) => this.planAp(serial, await this.controller.scan(serial)),
+      // A fresh state report first: the plan starts from the channels the radios run now. The
+      // last periodic report may predate a restart (a radio still choosing its channel is left
+      // out of a report), and an AP without its radios in the live view would not be planned.
+      // The report follows the request's answer on the same link, ahead of the scan's result.
+      requestScan: async (serial) => {
+        await this.controller.requestState(serial).catch(() => undefined);
+        // Only the bands the plan is for: a scan of every channel of both bands takes longest.
+        const bands = this.plannedBands(serial);
+        return this.planAp(serial, await this.controller.scan(serial, bands.length > 0 ? { bands } : {}));
+      },
       plan: (scans) => planChannels([...scans.values()]),
       applyPlan: async (plan) => {
         this.overrides.save(plan.aps.map((ap) => ({ serial: ap.id, radios: ap.radios.map((r) => ({ band: r.band as '2g' | '5g', channel: r.channel, width: r.width })) })));
@@ -379,6 +390,17 @@ export class WirelessService implements RuntimeService {
     return { nodes, links };
   }
 
+  /** The bands whose channel the AP's group leaves to the planner, as wifiscan names them. */
+  private plannedBands(serial: string): Array<'2' | '5'> {
+    const record = this.store.get(serial);
+    const group = record?.groupId ? this.currentRows().groups.get(record.groupId) : undefined;
+    if (!group) return [];
+    const bands: Array<'2' | '5'> = [];
+    if (group.enabled2g && group.channel2g === 'auto') bands.push('2');
+    if (group.enabled5g && group.channel5g === 'auto') bands.push('5');
+    return bands;
+  }
+
   /** What the planner needs of one AP: its radios on `auto` channels and the scan it sent. */
   private planAp(serial: string, scan: readonly { bssid: string; channel: number; width: number; signal: number }[]): PlanAp {
     const record = this.store.get(serial);
@@ -604,18 +626,21 @@ export class WirelessService implements RuntimeService {
   /**
    * Opens the device listener (TLS WebSocket, mutual TLS with the device CA) on `port`: the CA
    * is created on first use and the controller's server certificate (re)issued when the names
-   * devices reach it by changed. Resolves with the port bound.
+   * devices reach it by changed. With `currentNames`, the names are looked at again when a
+   * device connects (at most every few seconds): an address the gateway gained later (a LAN
+   * network added) gets a certificate naming it, so devices dialling it get in at their next
+   * attempt. Resolves with the port bound.
    */
-  listenDevices(options: { port: number; host: string; names: readonly string[]; onRefused?: (address: string, reason: DeviceRefusal) => void }): Promise<number> {
+  listenDevices(options: {
+    port: number;
+    host: string;
+    names: readonly string[];
+    currentNames?: () => readonly string[];
+    onRefused?: (address: string, reason: DeviceRefusal) => void;
+  }): Promise<number> {
     const started = (async () => {
       const authority = await this.pki.ensureAuthority();
-      const namesFile = join(this.ctx.settings.stateDir, 'wireless-pki', 'controller.names');
-      const wanted = [...new Set(options.names)].join('\n');
-      const issuedFor = await readFile(namesFile, 'utf8').catch(() => null);
-      if (issuedFor !== wanted || !(await readFile(this.pki.serverCertFile).catch(() => null))) {
-        await this.pki.issueServer([...new Set(options.names)]);
-        await writeFile(namesFile, wanted, { mode: 0o600 });
-      }
+      await this.ensureServerCertificate(options.names);
       if (this.stopped) return 0;
       this.devices = await startDeviceListener({
         port: options.port,
@@ -628,6 +653,7 @@ export class WirelessService implements RuntimeService {
         onRefused: (address, reason) => {
           options.onRefused?.(address, reason);
         },
+        ...(options.currentNames ? { onConnection: () => this.namesMayHaveChanged(options.currentNames!) } : {}),
         onError: this.report,
       });
       if (this.stopped) await this.devices.close();
@@ -635,6 +661,40 @@ export class WirelessService implements RuntimeService {
     })();
     this.listening = started.catch(() => undefined);
     return started;
+  }
+
+  private namesCheckedAt = Number.NEGATIVE_INFINITY;
+  private reissuing: Promise<void> | null = null;
+
+  /** On a device's connection: re-issues the server certificate when the gateway's names changed. */
+  private namesMayHaveChanged(currentNames: () => readonly string[]): void {
+    const now = this.ctx.now();
+    if (this.reissuing || now - this.namesCheckedAt < NAMES_CHECK_MS) return;
+    this.namesCheckedAt = now;
+    this.reissuing = (async () => {
+      if (!(await this.ensureServerCertificate(currentNames())) || !this.devices) return;
+      this.devices.setCertificate(await readFile(this.pki.serverKeyFile), await readFile(this.pki.serverCertFile));
+    })()
+      .catch(this.report)
+      .finally(() => {
+        this.reissuing = null;
+      });
+  }
+
+  /** Issues the server certificate for `names` unless the one on disk names exactly these; answers whether it did. */
+  private async ensureServerCertificate(names: readonly string[]): Promise<boolean> {
+    const namesFile = join(this.ctx.settings.stateDir, 'wireless-pki', 'controller.names');
+    const wanted = [...new Set(names)].join('\n');
+    const issuedFor = await readFile(namesFile, 'utf8').catch(() => null);
+    if (issuedFor === wanted && (await readFile(this.pki.serverCertFile).catch(() => null))) return false;
+    await this.pki.issueServer([...new Set(names)]);
+    await writeFile(namesFile, wanted, { mode: 0o600 });
+    return true;
+  }
+
+  /** Test hook: the re-issue a connection started, if any. */
+  get serverCertificateRefresh(): Promise<void> | null {
+    return this.reissuing;
   }
 
   /** The device listener's port while it is open. */
