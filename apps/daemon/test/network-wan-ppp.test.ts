@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { HOSTILE_STRINGS } from '@portico/schema/testing';
 import { NETWORK_FILES } from '../src/domains/network/network-config.js';
@@ -204,5 +204,21 @@ describe("pppd's ip-up and ip-down scripts", () => {
       ['ip', 'route', 'flush', 'table', '102'],
       ['ip', 'rule', 'del', 'priority', '10202'],
     ]);
+  });
+});
+
+describe('the WAN resolver file', () => {
+  test('is readable by dnsmasq after it drops its privileges, whatever the daemon\'s umask', () => {
+    const root = tempDir('portico-resolv-root-');
+    const before = process.umask(0o077);
+    try {
+      new WanResolvFile(root, NETWORK_FILES.wanResolv).publish('wan', ['192.0.2.53']);
+    } finally {
+      process.umask(before);
+    }
+    const file = join(root, NETWORK_FILES.wanResolv);
+    expect(readFileSync(file, 'utf8')).toBe('nameserver 192.0.2.53\n');
+    expect(statSync(file).mode & 0o777).toBe(0o644);
+    expect(statSync(dirname(file)).mode & 0o777).toBe(0o755);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isIpv4 } from '@portico/schema';
 
@@ -24,7 +24,11 @@ export class WanResolvFile {
     this.sources.set(source, [...servers]);
     const merged = [...new Set([...this.sources.values()].flat())];
     mkdirSync(dirname(this.path), { recursive: true });
+    // dnsmasq reads this file after dropping to its own user, and the daemon runs with umask
+    // 0077: the folder must be searchable and the file readable by others (addresses only).
+    chmodSync(dirname(this.path), 0o755);
     writeFileSync(`${this.path}.tmp`, merged.map((server) => `nameserver ${server}\n`).join(''));
+    chmodSync(`${this.path}.tmp`, 0o644);
     renameSync(`${this.path}.tmp`, this.path);
   }
 }
