@@ -36,3 +36,13 @@ export const fromClient = (ip: string) => ({ remoteAddress: ip, headers: PORTAL_
 export async function portalLogin(portal: FastifyInstance, ip: string, body: Record<string, unknown>) {
   return json(await portal.inject({ method: 'POST', url: '/portal-api/login', payload: { ...body, acceptTerms: true }, ...fromClient(ip) }));
 }
+
+/**
+ * The message key a failed return from an outside sign-in sends the browser to the portal page
+ * with (`302 /auth/portal?error=<key>`); null when the reply is not that redirect.
+ */
+export function portalErrorOf(reply: { statusCode: number; headers: Record<string, unknown> }): string | null {
+  const location = reply.headers.location;
+  if (reply.statusCode !== 302 || typeof location !== 'string' || !location.startsWith('/auth/portal?')) return null;
+  return new URL(location, 'http://portal.invalid').searchParams.get('error');
+}

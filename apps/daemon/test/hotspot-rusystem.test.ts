@@ -97,6 +97,16 @@ async function logon(query: Record<string, string>, ip = CLIENT): Promise<URLSea
   return new URL(location).searchParams;
 }
 
+describe('before any zone of auth model rusystem', () => {
+  test('/logon and /logoff of a client of no rusystem zone send the browser to the portal page with the reason', async () => {
+    for (const url of ['/logon?username=alice&password=00', '/logoff']) {
+      const reply = await portal().inject({ method: 'GET', url, ...fromClient(CLIENT) });
+      expect(reply.statusCode, url).toBe(302);
+      expect(reply.headers.location, url).toBe('/auth/portal?error=portal.error.notConfigured');
+    }
+  });
+});
+
 describe('a zone of auth model rusystem', () => {
   beforeAll(async () => {
     expect(await save({ authurl: 'javascript:alert(1)' })).toMatchObject({ success: false, errors: { authurl: 'validation.url' } });

@@ -6,7 +6,7 @@ import { hotspotWeixin, hotspotZone } from '@portico/schema';
 import { hotspotConfigOf } from '../src/domains/hotspot/hotspot-config.js';
 import { SimDataplane } from '../src/domains/hotspot/hotspot-dataplane.js';
 import { adminClient, get, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
-import { fromClient } from './hotspot-fixture.js';
+import { fromClient, portalErrorOf } from './hotspot-fixture.js';
 
 /**
  * WeChat Wi-Fi: a zone of auth model weixin sends captive clients to WeChat's page with the
@@ -134,8 +134,7 @@ describe('a zone of auth model weixin', () => {
     expect(JSON.stringify(json(await get(h.app, admin, '/api/hotspot/online')).data)).toContain('"kind":"weixin"');
     await engine().kick(CLIENT, 'logout');
     const replay = await call(callback);
-    expect(replay.statusCode).toBe(403);
-    expect(json(replay).msg).toBe('portal.error.authFailed');
+    expect(portalErrorOf(replay), replay.body).toBe('portal.error.authFailed');
     expect(engine().session(CLIENT)).toBeUndefined();
   });
 
@@ -147,10 +146,11 @@ describe('a zone of auth model weixin', () => {
   });
 
   test('refused: an extend of another device, a forged or late extend, malformed calls', async () => {
-    const refused = async (location: string, ip: string, status = 403) => {
+    // Each failure sends the browser to the portal page, which shows the message.
+    const refused = async (location: string, ip: string) => {
       const reply = await call(location, ip);
-      expect(reply.statusCode, reply.body).toBe(status);
-      expect(json(reply).msg).toBe('portal.error.authFailed');
+      expect(reply.statusCode, reply.body).toBe(302);
+      expect(reply.headers.location).toBe('/auth/portal?error=portal.error.authFailed');
       expect(engine().session(ip)).toBeUndefined();
     };
     await refused(await throughWechat(await captive()), '192.168.11.91');
@@ -158,19 +158,18 @@ describe('a zone of auth model weixin', () => {
     const late = await throughWechat(await captive());
     h.clock.advance(301);
     await refused(late, CLIENT);
-    await refused('http://192.168.11.1:2050/weixin/auth?extend=xyz&openId=o1', '192.168.11.92', 400);
-    await refused(`http://192.168.11.1:2050/weixin/auth?extend=${'ab'.repeat(16)}&openId=%3Cscript%3E`, '192.168.11.92', 400);
+    await refused('http://192.168.11.1:2050/weixin/auth?extend=xyz&openId=o1', '192.168.11.92');
+    await refused(`http://192.168.11.1:2050/weixin/auth?extend=${'ab'.repeat(16)}&openId=%3Cscript%3E`, '192.168.11.92');
   });
 
   test('guessing: a parallel burst of forged extends checks at most five, then a genuine one is refused too', async () => {
     const ip = '192.168.11.93';
     const forged = Array.from({ length: 12 }, (_, i) => `http://192.168.11.1:2050/weixin/auth?extend=${i.toString(16).padStart(32, '0')}&openId=o1&tid=t`);
     const replies = await Promise.all(forged.map((f) => call(f, ip)));
-    expect(replies.filter((r) => r.statusCode === 403).length).toBeLessThanOrEqual(5);
-    expect(replies.filter((r) => r.statusCode === 429).length).toBeGreaterThanOrEqual(7);
+    expect(replies.filter((r) => portalErrorOf(r) === 'portal.error.authFailed').length).toBeLessThanOrEqual(5);
+    expect(replies.filter((r) => portalErrorOf(r) === 'portal.error.tooMany').length).toBeGreaterThanOrEqual(7);
     const right = await call(await throughWechat(await captive(ip)), ip);
-    expect(right.statusCode).toBe(429);
-    expect(json(right).msg).toBe('portal.error.tooMany');
+    expect(portalErrorOf(right)).toBe('portal.error.tooMany');
     expect(engine().session(ip)).toBeUndefined();
   });
 
@@ -179,8 +178,7 @@ describe('a zone of auth model weixin', () => {
     await engine().block(CLIENT_MAC);
     expect(await captive()).toContain('/auth/portal');
     const reply = await call(callback);
-    expect(reply.statusCode).toBe(403);
-    expect(json(reply).msg).toBe('portal.error.blocked');
+    expect(portalErrorOf(reply)).toBe('portal.error.blocked');
     await engine().unblock(CLIENT_MAC);
   });
 });

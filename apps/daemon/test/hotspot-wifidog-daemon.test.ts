@@ -3,7 +3,7 @@ import { hotspotWifidog } from '@portico/schema';
 import type { Scheduler } from '../src/config/config-types.js';
 import { SimDataplane } from '../src/domains/hotspot/hotspot-dataplane.js';
 import { adminClient, get, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
-import { fromClient, PORTAL_HOST } from './hotspot-fixture.js';
+import { fromClient, PORTAL_HOST, portalErrorOf } from './hotspot-fixture.js';
 import { WifidogTestServer } from './hotspot-wifidog-fixture.js';
 
 /**
@@ -167,26 +167,28 @@ describe('a zone of auth model wifidog', () => {
     const calls = server.calls.length;
     for (const query of ['', '?token=', '?token=a%20b', `?token=${'x'.repeat(300)}`, '?token=%3Cscript%3E']) {
       const reply = await arrive(CLIENT, query);
-      expect(reply.statusCode, query).toBe(400);
-      expect(reply.json()).toEqual({ success: false, msg: 'portal.error.authFailed' });
+      // Sent to the portal page, which shows the message.
+      expect(reply.statusCode, query).toBe(302);
+      expect(reply.headers.location, query).toBe('/auth/portal?error=portal.error.authFailed');
     }
     expect(server.calls.length).toBe(calls);
 
     server.override = () => ({ body: 'Auth: 1\nAuth: 1\n' });
-    expect((await arrive(CLIENT, `?token=${server.issueToken(1)}`)).json()).toEqual({ success: false, msg: 'portal.error.authFailed' });
+    expect(portalErrorOf(await arrive(CLIENT, `?token=${server.issueToken(1)}`))).toBe('portal.error.authFailed');
     server.override = null;
     server.down = true;
     const down = await arrive(CLIENT, `?token=${server.issueToken(1)}`);
-    expect(down.statusCode).toBe(502);
-    expect(down.json()).toEqual({ success: false, msg: 'portal.error.authFailed' });
+    expect(portalErrorOf(down)).toBe('portal.error.authFailed');
     server.down = false;
     expect(engine().session(CLIENT)).toBeUndefined();
 
     await engine().block(CLIENT_MAC);
     const blocked = await arrive(CLIENT, `?token=${server.issueToken(1)}`);
-    expect(blocked.statusCode).toBe(403);
-    expect(blocked.json()).toEqual({ success: false, msg: 'portal.error.blocked' });
+    expect(portalErrorOf(blocked)).toBe('portal.error.blocked');
     await engine().unblock(CLIENT_MAC);
+
+    // A client of no wifidog zone.
+    expect(portalErrorOf(await arrive('10.99.0.5', `?token=${server.issueToken(1)}`))).toBe('portal.error.notConfigured');
   });
 
   test('the portal form cannot sign a client of a wifidog zone in by another method', async () => {

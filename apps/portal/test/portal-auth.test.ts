@@ -44,6 +44,24 @@ describe('/auth/portal', () => {
     expect(portal.maybe('auth-form')).toBeUndefined();
   });
 
+  test('a known error key the gateway sent the browser back with is shown translated', async () => {
+    portal = await mountPortal('/auth/portal?error=portal.error.authFailed', { routes: { 'GET state': stateOf({ ...ZONE, methods: [] }) } });
+    expect(portal.byTestId('auth-returned-error').textContent).toBe(enUS.error.authFailed);
+    expect(portal.byTestId('auth-returned-error').getAttribute('role')).toBe('alert');
+  });
+
+  test('an unknown or foreign error value in the address is not shown', async () => {
+    for (const value of ['portal.error.noSuchKey', 'portal.auth.title', encodeURIComponent('<b>Call 555 for help</b>')]) {
+      portal = await mountPortal(`/auth/portal?error=${value}`, { routes: { 'GET state': stateOf() } });
+      expect(portal.maybe('auth-form')).toBeDefined();
+      expect(portal.maybe('auth-returned-error')).toBeUndefined();
+      expect(portal.text()).not.toContain('555');
+      expect(portal.text()).not.toContain('noSuchKey');
+      portal.unmount();
+      portal = undefined;
+    }
+  });
+
   test('an authorised device is told so and pointed at its status', async () => {
     portal = await mountPortal('/auth/portal', {
       routes: { 'GET state': stateOf(ZONE, { authorized: true, session: { secondsRemaining: 5, bytesRemaining: null } }) },

@@ -39,10 +39,20 @@ function loginRequest(method: LoginMethod, values: Record<ValueName, string>): L
   }
 }
 
+/**
+ * The message key the gateway sent the browser back with (`?error=`) after an outside sign-in
+ * (WiFiDog, cloud portal, WeChat, social login) admitted nothing. Only known portal error keys
+ * are shown; any other text in the address is ignored, never echoed.
+ */
+export function returnedErrorKey(value: string | null): string | null {
+  return value !== null && value.startsWith('portal.error.') && hasPortalKey(value) ? value : null;
+}
+
 /** /auth/portal: the venue's welcome page, one tab per allowed method, terms of service to accept. */
 export function AuthPortalPage() {
   const { t } = useI18n();
   const [state, reload] = useLoad(portalApi.state);
+  const returned = returnedErrorKey(useQueryParam('error'));
   if (state.status !== 'ready') {
     // The venue is not known yet (or cannot be): the banner alone, so the page does not jump.
     return (
@@ -58,6 +68,12 @@ export function AuthPortalPage() {
       <VenueHeader zone={zone} />
       <section class="card login-card" aria-labelledby="auth-portal-title" data-testid="auth-portal">
         <h2 id="auth-portal-title">{t('portal.auth.title')}</h2>
+        {!authorized && returned && (
+          <p class="message message-error alert" role="alert" data-testid="auth-returned-error">
+            <AlertIcon />
+            <span>{t(returned)}</span>
+          </p>
+        )}
         {authorized ? (
           <p class="message" role="status" data-testid="auth-already-online">
             {t('portal.auth.alreadyOnline')} <Link href="/auth/success">{t('portal.auth.showStatus')}</Link>

@@ -211,3 +211,12 @@ export const LOGIN_ERRORS = {
   /** The social login was refused: consent denied, bad state, a token that does not verify. */
   socialAuth: 'portal.error.socialAuth',
 } as const satisfies Record<string, LoginFailure>;
+
+/**
+ * Where a browser goes when its return from an outside sign-in (WiFiDog, cloud portal, WeChat,
+ * social login, RU system) admits nothing: the built-in portal page, relative to the portal
+ * listener the return reached, with the failure's message key for the page to show.
+ */
+export function portalErrorLocation(key: LoginFailure): string {
+  return `/auth/portal?error=${encodeURIComponent(key)}`;
+}

@@ -3,7 +3,7 @@ import { hotspotCloudportal, isIpv4, type HotspotCloudportal } from '@portico/sc
 import type { HotspotEngine } from '../hotspot-engine.js';
 import type { NeighbourLookup } from '../hotspot-neighbours.js';
 import type { PortalZone } from '../hotspot-portal.js';
-import { LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
+import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
 import { cloudLoginUrl, newNonce, returnSignatureValid, type CloudReturn } from './cloudportal-sign.js';
 
 /**
@@ -83,19 +83,19 @@ export class CloudportalService {
   register(portal: FastifyInstance): void {
     portal.get('/cloudportal/auth', async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      const refuse = (code: number, msg: LoginFailure) => reply.code(code).send({ success: false, msg });
+      const refuse = (msg: LoginFailure) => reply.redirect(portalErrorLocation(msg), 302);
       const ip = clientIp(request);
       const zone = this.deps.zoneFor(ip);
       const settings = this.deps.settings();
-      if (!zone || zone.zone.externalPortal !== 'cloudportal' || !isIpv4(ip) || !this.ready(settings)) return refuse(404, LOGIN_ERRORS.notConfigured);
+      if (!zone || zone.zone.externalPortal !== 'cloudportal' || !isIpv4(ip) || !this.ready(settings)) return refuse(LOGIN_ERRORS.notConfigured);
       const mac = await this.deps.neighbours(ip);
-      if (!mac) return refuse(404, LOGIN_ERRORS.notConfigured);
+      if (!mac) return refuse(LOGIN_ERRORS.notConfigured);
       const success = (url: string) => reply.redirect(`http://${zone.gateway}:${this.deps.portalPort}/auth/success${url ? `?url=${encodeURIComponent(url)}` : ''}`, 302);
       if (this.deps.engine.session(ip)?.mac === mac) return success('');
-      if (this.deps.engine.isBlocked(mac)) return refuse(403, LOGIN_ERRORS.blocked);
+      if (this.deps.engine.isBlocked(mac)) return refuse(LOGIN_ERRORS.blocked);
 
       const reservation = this.deps.engine.reserveGuess({ ip, mac });
-      if (!reservation.ok) return refuse(429, LOGIN_ERRORS.tooMany);
+      if (!reservation.ok) return refuse(LOGIN_ERRORS.tooMany);
       let outcome: 'failure' | 'success' | 'uncounted' = 'failure';
       try {
         const nonce = queryText(request, 'nonce');
@@ -103,21 +103,21 @@ export class CloudportalService {
         const result = queryText(request, 'result');
         const account = queryText(request, 'account');
         const sig = queryText(request, 'sig');
-        if (!NONCE.test(nonce) || !TS.test(ts) || (result !== 'success' && result !== 'denied') || !ACCOUNT.test(account)) return refuse(400, LOGIN_ERRORS.authFailed);
+        if (!NONCE.test(nonce) || !TS.test(ts) || (result !== 'success' && result !== 'denied') || !ACCOUNT.test(account)) return refuse(LOGIN_ERRORS.authFailed);
         const issued = this.issued.get(nonce);
         // Only the device the nonce was issued to may spend it, and it is spent by any try of that device.
-        if (!issued || issued.ip !== ip || issued.mac !== mac) return refuse(403, LOGIN_ERRORS.authFailed);
+        if (!issued || issued.ip !== ip || issued.mac !== mac) return refuse(LOGIN_ERRORS.authFailed);
         this.issued.delete(nonce);
         const now = this.deps.now();
         const window = settings.timeout * 1000;
-        if (issued.issuedAt + window <= now || Math.abs(now - Number(ts) * 1000) > window) return refuse(403, LOGIN_ERRORS.authFailed);
+        if (issued.issuedAt + window <= now || Math.abs(now - Number(ts) * 1000) > window) return refuse(LOGIN_ERRORS.authFailed);
         const answer: CloudReturn = { gw_id: settings.gw_id, nonce, ip, mac, ts: Number(ts), result, account };
-        if (!returnSignatureValid(settings.secret, answer, sig)) return refuse(403, LOGIN_ERRORS.authFailed);
+        if (!returnSignatureValid(settings.secret, answer, sig)) return refuse(LOGIN_ERRORS.authFailed);
         // A genuine answer from the cloud: whatever it says, no secret was guessed.
         outcome = 'uncounted';
-        if (result === 'denied') return refuse(403, LOGIN_ERRORS.authFailed);
+        if (result === 'denied') return refuse(LOGIN_ERRORS.authFailed);
         const admitted = await this.deps.engine.admitExternal({ ip, mac }, zone.zone, 'cloudportal', account || undefined);
-        if (!admitted.ok) return refuse(403, admitted.error);
+        if (!admitted.ok) return refuse(admitted.error);
         outcome = 'success';
         return success(issued.url);
       } finally {

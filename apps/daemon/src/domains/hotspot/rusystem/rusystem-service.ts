@@ -3,7 +3,7 @@ import { hotspotRusystem, isIpv4, type HotspotRusystem } from '@portico/schema';
 import type { CredentialResult, HotspotEngine } from '../hotspot-engine.js';
 import type { NeighbourLookup } from '../hotspot-neighbours.js';
 import type { PortalZone } from '../hotspot-portal.js';
-import { LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
+import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
 import { newUamChallenge, uamDecodePap, uamMac, uamNotYetUrl, uamServerUrl, type UamGateway } from './rusystem-uam.js';
 
 /**
@@ -108,7 +108,8 @@ export class RusystemService {
       const mac = await this.deps.neighbours(ip);
       return mac ? { ip, mac, zone } : null;
     };
-    const notHere = (reply: FastifyReply) => reply.code(404).send({ success: false, msg: LOGIN_ERRORS.notConfigured });
+    // Reached by the guest's browser: a client of no RU system zone is sent to the portal page.
+    const notHere = (reply: FastifyReply) => reply.redirect(portalErrorLocation(LOGIN_ERRORS.notConfigured), 302);
 
     portal.get('/logon', async (request, reply) => {
       reply.header('cache-control', 'no-store');

@@ -3,7 +3,7 @@ import { hotspotSocial, isIpv4, type HotspotSocial } from '@portico/schema';
 import type { HotspotEngine } from '../hotspot-engine.js';
 import type { NeighbourLookup } from '../hotspot-neighbours.js';
 import type { PortalZone } from '../hotspot-portal.js';
-import { LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
+import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
 import { OidcClient, ProviderRefused, randomToken } from './social-oidc.js';
 
 /**
@@ -90,42 +90,42 @@ export class SocialService {
   register(portal: FastifyInstance): void {
     portal.get<{ Params: { provider: string } }>('/auth/:provider/callback', async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      const refuse = (code: number, msg: LoginFailure) => reply.code(code).send({ success: false, msg });
+      const refuse = (msg: LoginFailure) => reply.redirect(portalErrorLocation(msg), 302);
       const ip = clientIp(request);
       const zone = this.deps.zoneFor(ip);
       const settings = this.deps.settings();
-      if (!zone || zone.zone.externalPortal !== 'social' || !isIpv4(ip) || !this.ready(settings) || request.params.provider !== settings.provider) return refuse(404, LOGIN_ERRORS.notConfigured);
+      if (!zone || zone.zone.externalPortal !== 'social' || !isIpv4(ip) || !this.ready(settings) || request.params.provider !== settings.provider) return refuse(LOGIN_ERRORS.notConfigured);
       const mac = await this.deps.neighbours(ip);
-      if (!mac) return refuse(404, LOGIN_ERRORS.notConfigured);
+      if (!mac) return refuse(LOGIN_ERRORS.notConfigured);
       const success = (url: string) => reply.redirect(`http://${zone.gateway}:${this.deps.portalPort}/auth/success${url ? `?url=${encodeURIComponent(url)}` : ''}`, 302);
       if (this.deps.engine.session(ip)?.mac === mac) return success('');
-      if (this.deps.engine.isBlocked(mac)) return refuse(403, LOGIN_ERRORS.blocked);
+      if (this.deps.engine.isBlocked(mac)) return refuse(LOGIN_ERRORS.blocked);
       const reservation = this.deps.engine.reserveGuess({ ip, mac });
-      if (!reservation.ok) return refuse(429, LOGIN_ERRORS.tooMany);
+      if (!reservation.ok) return refuse(LOGIN_ERRORS.tooMany);
       let outcome: 'failure' | 'success' | 'uncounted' = 'failure';
       try {
         const state = queryText(request, 'state', 64);
         const issued = STATE.test(state) ? this.issued.get(state) : undefined;
         // Bad state: unknown, spent, another device's or expired. It is spent by any try of its device.
-        if (!issued || issued.ip !== ip || issued.mac !== mac) return refuse(403, LOGIN_ERRORS.socialAuth);
+        if (!issued || issued.ip !== ip || issued.mac !== mac) return refuse(LOGIN_ERRORS.socialAuth);
         this.issued.delete(state);
-        if (issued.expiresAt <= this.deps.now()) return refuse(403, LOGIN_ERRORS.socialAuth);
+        if (issued.expiresAt <= this.deps.now()) return refuse(LOGIN_ERRORS.socialAuth);
         // From here the answer is the provider's own (the state cannot be guessed): nothing counts as a guess.
         outcome = 'uncounted';
         // Consent refused (error=access_denied) or any other error the provider reports.
-        if (queryText(request, 'error', 256) !== '') return refuse(403, LOGIN_ERRORS.socialAuth);
+        if (queryText(request, 'error', 256) !== '') return refuse(LOGIN_ERRORS.socialAuth);
         const code = queryText(request, 'code');
-        if (!CODE.test(code)) return refuse(400, LOGIN_ERRORS.socialAuth);
+        if (!CODE.test(code)) return refuse(LOGIN_ERRORS.socialAuth);
         let claims;
         try {
           const metadata = await this.oidc.metadata(settings.issuer);
           claims = await this.oidc.exchange(metadata, { clientId: settings.client_id, clientSecret: settings.client_secret, redirectUri: issued.redirectUri, code, verifier: issued.verifier, nonce: issued.nonce });
         } catch (error) {
           this.deps.report(error, 'social login failed');
-          return error instanceof ProviderRefused ? refuse(403, LOGIN_ERRORS.socialAuth) : refuse(502, LOGIN_ERRORS.socialNetwork);
+          return error instanceof ProviderRefused ? refuse(LOGIN_ERRORS.socialAuth) : refuse(LOGIN_ERRORS.socialNetwork);
         }
         const admitted = await this.deps.engine.admitExternal({ ip, mac }, zone.zone, 'social', `${settings.provider}:${claims.sub}`);
-        if (!admitted.ok) return refuse(403, admitted.error);
+        if (!admitted.ok) return refuse(admitted.error);
         outcome = 'success';
         return success(issued.url);
       } finally {

@@ -3,7 +3,7 @@ import { hotspotWeixin, isIpv4, type HotspotWeixin } from '@portico/schema';
 import type { HotspotEngine } from '../hotspot-engine.js';
 import type { NeighbourLookup } from '../hotspot-neighbours.js';
 import type { PortalZone } from '../hotspot-portal.js';
-import { LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
+import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
 import { newExtend, wechatCallUrl } from './weixin-sign.js';
 
 /**
@@ -80,29 +80,29 @@ export class WeixinService {
   register(portal: FastifyInstance): void {
     portal.get('/weixin/auth', async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      const refuse = (code: number, msg: LoginFailure) => reply.code(code).send({ success: false, msg });
+      const refuse = (msg: LoginFailure) => reply.redirect(portalErrorLocation(msg), 302);
       const ip = clientIp(request);
       const zone = this.deps.zoneFor(ip);
-      if (!zone || zone.zone.externalPortal !== 'weixin' || !isIpv4(ip) || !this.ready(this.deps.settings())) return refuse(404, LOGIN_ERRORS.notConfigured);
+      if (!zone || zone.zone.externalPortal !== 'weixin' || !isIpv4(ip) || !this.ready(this.deps.settings())) return refuse(LOGIN_ERRORS.notConfigured);
       const mac = await this.deps.neighbours(ip);
-      if (!mac) return refuse(404, LOGIN_ERRORS.notConfigured);
+      if (!mac) return refuse(LOGIN_ERRORS.notConfigured);
       if (this.deps.engine.session(ip)?.mac === mac) return reply.send({ success: true });
-      if (this.deps.engine.isBlocked(mac)) return refuse(403, LOGIN_ERRORS.blocked);
+      if (this.deps.engine.isBlocked(mac)) return refuse(LOGIN_ERRORS.blocked);
       const reservation = this.deps.engine.reserveGuess({ ip, mac });
-      if (!reservation.ok) return refuse(429, LOGIN_ERRORS.tooMany);
+      if (!reservation.ok) return refuse(LOGIN_ERRORS.tooMany);
       let outcome: 'failure' | 'success' | 'uncounted' = 'failure';
       try {
         const extend = queryText(request, 'extend');
         const openId = queryText(request, 'openId');
         const tid = queryText(request, 'tid');
-        if (!EXTEND.test(extend) || !OPEN_ID.test(openId) || !TID.test(tid)) return refuse(400, LOGIN_ERRORS.authFailed);
+        if (!EXTEND.test(extend) || !OPEN_ID.test(openId) || !TID.test(tid)) return refuse(LOGIN_ERRORS.authFailed);
         const issued = this.issued.get(extend);
-        if (!issued || issued.ip !== ip || issued.mac !== mac) return refuse(403, LOGIN_ERRORS.authFailed);
+        if (!issued || issued.ip !== ip || issued.mac !== mac) return refuse(LOGIN_ERRORS.authFailed);
         this.issued.delete(extend);
-        if (issued.expiresAt <= this.deps.now()) return refuse(403, LOGIN_ERRORS.authFailed);
+        if (issued.expiresAt <= this.deps.now()) return refuse(LOGIN_ERRORS.authFailed);
         outcome = 'uncounted';
         const admitted = await this.deps.engine.admitExternal({ ip, mac }, zone.zone, 'weixin', openId);
-        if (!admitted.ok) return refuse(403, admitted.error);
+        if (!admitted.ok) return refuse(admitted.error);
         outcome = 'success';
         return reply.send({ success: true });
       } finally {

@@ -5,7 +5,7 @@ import type { Scheduler } from '../../../config/config-types.js';
 import type { HotspotEngine } from '../hotspot-engine.js';
 import type { NeighbourLookup } from '../hotspot-neighbours.js';
 import type { PortalZone } from '../hotspot-portal.js';
-import { LOGIN_ERRORS } from '../hotspot-types.js';
+import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
 import { WifidogAuthClient } from './wifidog-client.js';
 import { WifidogGateway, type WifidogDataPlane } from './wifidog-gateway.js';
 import { parseWifidogSection, wifidogLoginUrl, WifidogConfigError, type WifidogConfig } from './wifidog-redirect.js';
@@ -38,8 +38,6 @@ interface Running {
   gateway: WifidogGateway;
 }
 
-/** The answer a browser gets when its return from the auth server admits nothing. */
-const ARRIVAL_FAILED = { success: false, msg: LOGIN_ERRORS.authFailed } as const;
 
 function clientIp(request: FastifyRequest): string {
   const raw = request.socket.remoteAddress ?? '';
@@ -138,13 +136,15 @@ export class WifidogService {
   register(portal: FastifyInstance): void {
     portal.get('/wifidog/auth', async (request: FastifyRequest, reply: FastifyReply) => {
       reply.header('cache-control', 'no-store');
+      // A return that admits nothing sends the browser to the portal page with the reason.
+      const refuse = (msg: LoginFailure) => reply.redirect(portalErrorLocation(msg), 302);
       const ip = clientIp(request);
       const zone = this.deps.zoneFor(ip);
       const running = zone?.zone.externalPortal === 'wifidog' ? this.sync(true) : null;
-      if (!zone || !running) return reply.code(404).send({ success: false, msg: LOGIN_ERRORS.notConfigured });
+      if (!zone || !running) return refuse(LOGIN_ERRORS.notConfigured);
       const mac = await this.deps.neighbours(ip);
-      if (!mac) return reply.code(400).send(ARRIVAL_FAILED);
-      if (this.deps.engine.isBlocked(mac)) return reply.code(403).send({ success: false, msg: LOGIN_ERRORS.blocked });
+      if (!mac) return refuse(LOGIN_ERRORS.authFailed);
+      if (this.deps.engine.isBlocked(mac)) return refuse(LOGIN_ERRORS.blocked);
       const token = (request.query as Record<string, unknown>).token;
       let arrival;
       try {
@@ -152,10 +152,10 @@ export class WifidogService {
       } catch (error) {
         // The engine refused the admission (a data-plane failure): the client stays out.
         this.deps.report(error, 'wifidog admission failed');
-        return reply.code(502).send({ success: false, msg: LOGIN_ERRORS.system });
+        return refuse(LOGIN_ERRORS.system);
       }
       if (arrival.outcome === 'admitted' || arrival.outcome === 'refused') return reply.redirect(arrival.redirect, 302);
-      return reply.code(arrival.outcome === 'invalid' ? 400 : 502).send(ARRIVAL_FAILED);
+      return refuse(LOGIN_ERRORS.authFailed);
     });
   }
 }
