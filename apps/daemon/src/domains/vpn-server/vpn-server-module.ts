@@ -41,7 +41,9 @@ export const vpnServerModule = defineDomain({
     },
   ],
   contributions: () => [contribute(RULESET_PARTS, vpnServerContributor)],
-  configDomains: ({ settings }) => [openvpnDomain(settings.stateDir)],
+  // OpenWrt runs OpenVPN from UCI sections under its own init script, which this domain does not
+  // render yet: there the server is not configured at all rather than left half-applied.
+  configDomains: ({ settings }) => (settings.driver === 'openwrt' ? [] : [openvpnDomain(settings.stateDir)]),
   activation: { linux: openvpnLinuxActivation },
   migrations: OPENVPN_MIGRATIONS,
   backup: vpnServerBackup,
