@@ -19,6 +19,7 @@ import {
   servePortalImage,
   type PortalFilesSource,
 } from './hotspot-portal-files.js';
+import { clientIp } from './hotspot-request.js';
 
 /**
  * The captive portal's own listener (PORTICO_PORTAL_PORT), apart from the admin console: the
@@ -94,11 +95,6 @@ const loginBody = z.intersection(
 
 function fail(msg: string, errors?: Record<string, string>) {
   return errors ? { success: false, msg, errors } : { success: false, msg };
-}
-
-function clientIp(request: FastifyRequest): string {
-  const raw = request.socket.remoteAddress ?? '';
-  return raw.startsWith('::ffff:') ? raw.slice(7) : raw;
 }
 
 function localAddress(request: FastifyRequest): string {

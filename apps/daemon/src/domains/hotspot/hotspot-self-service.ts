@@ -8,6 +8,7 @@ import { BYTES_PER_MB } from './hotspot-credentials.js';
 import type { HotspotEngine } from './hotspot-engine.js';
 import type { HotspotConfig } from './hotspot-types.js';
 import { LOGIN_ERRORS } from './hotspot-types.js';
+import { clientIp } from './hotspot-request.js';
 
 /**
  * The local users' self-service API on the portal listener (/portal-api/user/*): sign in to
@@ -53,11 +54,6 @@ interface SignIn {
 
 function fail(msg: string, errors?: Record<string, string>) {
   return errors ? { success: false, msg, errors } : { success: false, msg };
-}
-
-function clientIp(request: FastifyRequest): string {
-  const raw = request.socket.remoteAddress ?? '';
-  return raw.startsWith('::ffff:') ? raw.slice(7) : raw;
 }
 
 function cookieToken(request: FastifyRequest): string | undefined {

@@ -5,6 +5,7 @@ import type { NeighbourLookup } from '../hotspot-neighbours.js';
 import type { PortalZone } from '../hotspot-portal.js';
 import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
 import { cloudLoginUrl, newNonce, returnSignatureValid, type CloudReturn } from './cloudportal-sign.js';
+import { clientIp, queryText } from '../hotspot-request.js';
 
 /**
  * The cloud portal in the daemon, for zones of auth model `cloudportal` (README.md): captive
@@ -20,6 +21,9 @@ const NONCE = /^[0-9a-f]{32}$/;
 const TS = /^[0-9]{1,12}$/;
 const ACCOUNT = /^[A-Za-z0-9._@+:-]{0,64}$/;
 
+/** The longest query value a return may carry. */
+const QUERY_MAX = 256;
+
 export interface CloudportalDeps {
   engine: HotspotEngine;
   settings(): HotspotCloudportal;
@@ -34,16 +38,6 @@ interface Issued {
   mac: string;
   issuedAt: number;
   url: string;
-}
-
-function clientIp(request: FastifyRequest): string {
-  const raw = request.socket.remoteAddress ?? '';
-  return raw.startsWith('::ffff:') ? raw.slice(7) : raw;
-}
-
-function queryText(request: FastifyRequest, name: string): string {
-  const value = (request.query as Record<string, unknown>)[name];
-  return typeof value === 'string' && value.length <= 256 ? value : '';
 }
 
 export class CloudportalService {
@@ -98,11 +92,11 @@ export class CloudportalService {
       if (!reservation.ok) return refuse(LOGIN_ERRORS.tooMany);
       let outcome: 'failure' | 'success' | 'uncounted' = 'failure';
       try {
-        const nonce = queryText(request, 'nonce');
-        const ts = queryText(request, 'ts');
-        const result = queryText(request, 'result');
-        const account = queryText(request, 'account');
-        const sig = queryText(request, 'sig');
+        const nonce = queryText(request, 'nonce', QUERY_MAX);
+        const ts = queryText(request, 'ts', QUERY_MAX);
+        const result = queryText(request, 'result', QUERY_MAX);
+        const account = queryText(request, 'account', QUERY_MAX);
+        const sig = queryText(request, 'sig', QUERY_MAX);
         if (!NONCE.test(nonce) || !TS.test(ts) || (result !== 'success' && result !== 'denied') || !ACCOUNT.test(account)) return refuse(LOGIN_ERRORS.authFailed);
         const issued = this.issued.get(nonce);
         // Only the device the nonce was issued to may spend it, and it is spent by any try of that device.

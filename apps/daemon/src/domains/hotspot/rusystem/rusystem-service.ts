@@ -5,6 +5,7 @@ import type { NeighbourLookup } from '../hotspot-neighbours.js';
 import type { PortalZone } from '../hotspot-portal.js';
 import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
 import { newUamChallenge, uamDecodePap, uamMac, uamNotYetUrl, uamServerUrl, type UamGateway } from './rusystem-uam.js';
+import { clientIp, queryText } from '../hotspot-request.js';
 
 /**
  * The RU system (UAM, CoovaChilli style) in the daemon, for zones of auth model `rusystem`:
@@ -39,16 +40,6 @@ interface Issued {
   mac: string;
   expiresAt: number;
   sessionid: string;
-}
-
-function clientIp(request: FastifyRequest): string {
-  const raw = request.socket.remoteAddress ?? '';
-  return raw.startsWith('::ffff:') ? raw.slice(7) : raw;
-}
-
-function queryText(request: FastifyRequest, name: string, max: number): string {
-  const value = (request.query as Record<string, unknown>)[name];
-  return typeof value === 'string' && value.length <= max ? value : '';
 }
 
 const WRONG_SECRET: ReadonlySet<LoginFailure> = new Set([LOGIN_ERRORS.userOrPassword, LOGIN_ERRORS.password]);

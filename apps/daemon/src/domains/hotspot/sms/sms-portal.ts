@@ -5,6 +5,7 @@ import type { NeighbourLookup } from '../hotspot-neighbours.js';
 import type { PortalZone } from '../hotspot-portal.js';
 import { LOGIN_ERRORS } from '../hotspot-types.js';
 import type { SmsSignIn } from './sms-signin.js';
+import { clientIp } from '../hotspot-request.js';
 
 const codeBody = z.object({ phone: z.string().min(1).max(20) });
 
@@ -21,11 +22,6 @@ const PORTAL_MESSAGE: Record<string, string> = {
   'msg.sms.code.invalidMac': LOGIN_ERRORS.system,
   'msg.sms.send.rateLimited': LOGIN_ERRORS.tooMany,
 };
-
-function clientIp(request: FastifyRequest): string {
-  const raw = request.socket.remoteAddress ?? '';
-  return raw.startsWith('::ffff:') ? raw.slice(7) : raw;
-}
 
 /**
  * POST /portal-api/sms/code on the portal listener: a client of a zone that signs in by SMS

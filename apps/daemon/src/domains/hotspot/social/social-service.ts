@@ -5,6 +5,7 @@ import type { NeighbourLookup } from '../hotspot-neighbours.js';
 import type { PortalZone } from '../hotspot-portal.js';
 import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
 import { OidcClient, ProviderRefused, randomToken } from './social-oidc.js';
+import { clientIp, queryText } from '../hotspot-request.js';
 
 /**
  * Social login in the daemon, for zones of auth model `social` (README.md): captive clients go
@@ -37,16 +38,6 @@ interface Issued {
   redirectUri: string;
   expiresAt: number;
   url: string;
-}
-
-function clientIp(request: FastifyRequest): string {
-  const raw = request.socket.remoteAddress ?? '';
-  return raw.startsWith('::ffff:') ? raw.slice(7) : raw;
-}
-
-function queryText(request: FastifyRequest, name: string, max = 2048): string {
-  const value = (request.query as Record<string, unknown>)[name];
-  return typeof value === 'string' && value.length <= max ? value : '';
 }
 
 export class SocialService {

@@ -5,6 +5,7 @@ import type { NeighbourLookup } from '../hotspot-neighbours.js';
 import type { PortalZone } from '../hotspot-portal.js';
 import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
 import { newExtend, wechatCallUrl } from './weixin-sign.js';
+import { clientIp, queryText } from '../hotspot-request.js';
 
 /**
  * WeChat Wi-Fi in the daemon, for zones of auth model `weixin` (README.md): captive clients go
@@ -21,6 +22,9 @@ const EXTEND = /^[0-9a-f]{32}$/;
 const OPEN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const TID = /^[A-Za-z0-9_=+/-]{0,256}$/;
 
+/** The longest query value WeChat's call may carry. */
+const QUERY_MAX = 512;
+
 export interface WeixinDeps {
   engine: HotspotEngine;
   settings(): HotspotWeixin;
@@ -34,16 +38,6 @@ interface Issued {
   ip: string;
   mac: string;
   expiresAt: number;
-}
-
-function clientIp(request: FastifyRequest): string {
-  const raw = request.socket.remoteAddress ?? '';
-  return raw.startsWith('::ffff:') ? raw.slice(7) : raw;
-}
-
-function queryText(request: FastifyRequest, name: string): string {
-  const value = (request.query as Record<string, unknown>)[name];
-  return typeof value === 'string' && value.length <= 512 ? value : '';
 }
 
 export class WeixinService {
@@ -92,9 +86,9 @@ export class WeixinService {
       if (!reservation.ok) return refuse(LOGIN_ERRORS.tooMany);
       let outcome: 'failure' | 'success' | 'uncounted' = 'failure';
       try {
-        const extend = queryText(request, 'extend');
-        const openId = queryText(request, 'openId');
-        const tid = queryText(request, 'tid');
+        const extend = queryText(request, 'extend', QUERY_MAX);
+        const openId = queryText(request, 'openId', QUERY_MAX);
+        const tid = queryText(request, 'tid', QUERY_MAX);
         if (!EXTEND.test(extend) || !OPEN_ID.test(openId) || !TID.test(tid)) return refuse(LOGIN_ERRORS.authFailed);
         const issued = this.issued.get(extend);
         if (!issued || issued.ip !== ip || issued.mac !== mac) return refuse(LOGIN_ERRORS.authFailed);

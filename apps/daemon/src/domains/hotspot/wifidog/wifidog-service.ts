@@ -9,6 +9,7 @@ import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot
 import { WifidogAuthClient } from './wifidog-client.js';
 import { WifidogGateway, type WifidogDataPlane } from './wifidog-gateway.js';
 import { parseWifidogSection, wifidogLoginUrl, WifidogConfigError, type WifidogConfig } from './wifidog-redirect.js';
+import { clientIp } from '../hotspot-request.js';
 
 /**
  * WiFiDog in the daemon: the one gateway of the saved `auth/wifidog` section, serving every
@@ -38,11 +39,6 @@ interface Running {
   gateway: WifidogGateway;
 }
 
-
-function clientIp(request: FastifyRequest): string {
-  const raw = request.socket.remoteAddress ?? '';
-  return raw.startsWith('::ffff:') ? raw.slice(7) : raw;
-}
 
 export class WifidogService {
   private running: Running | null = null;
