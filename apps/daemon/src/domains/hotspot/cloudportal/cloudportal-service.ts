@@ -6,6 +6,7 @@ import type { PortalZone } from '../hotspot-portal.js';
 import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
 import { cloudLoginUrl, newNonce, returnSignatureValid, type CloudReturn } from './cloudportal-sign.js';
 import { clientIp, queryText } from '../hotspot-request.js';
+import { DeviceTokens } from '../hotspot-device-tokens.js';
 
 /**
  * The cloud portal in the daemon, for zones of auth model `cloudportal` (README.md): captive
@@ -41,7 +42,7 @@ interface Issued {
 }
 
 export class CloudportalService {
-  private readonly issued = new Map<string, Issued>();
+  private readonly issued = new DeviceTokens<Issued>(MAX_NONCES);
 
   constructor(private readonly deps: CloudportalDeps) {}
 
@@ -54,14 +55,9 @@ export class CloudportalService {
     const settings = this.deps.settings();
     if (!this.ready(settings)) return null;
     const now = this.deps.now();
-    // Expired nonces go first, then the oldest when too many are outstanding.
-    for (const [nonce, entry] of this.issued) {
-      if (entry.issuedAt + settings.timeout * 1000 > now && this.issued.size < MAX_NONCES) break;
-      this.issued.delete(nonce);
-    }
     const nonce = newNonce();
     const url = original.length <= 2048 ? original : '';
-    this.issued.set(nonce, { ip: client.ip, mac: client.mac, issuedAt: now, url });
+    this.issued.issue(nonce, { ip: client.ip, mac: client.mac, issuedAt: now, url }, (entry) => entry.issuedAt + settings.timeout * 1000 > now);
     return cloudLoginUrl(settings.authurl, settings.param, settings.secret, {
       gw_id: settings.gw_id,
       gw_address: zone.gateway,
@@ -98,10 +94,9 @@ export class CloudportalService {
         const account = queryText(request, 'account', QUERY_MAX);
         const sig = queryText(request, 'sig', QUERY_MAX);
         if (!NONCE.test(nonce) || !TS.test(ts) || (result !== 'success' && result !== 'denied') || !ACCOUNT.test(account)) return refuse(LOGIN_ERRORS.authFailed);
-        const issued = this.issued.get(nonce);
         // Only the device the nonce was issued to may spend it, and it is spent by any try of that device.
-        if (!issued || issued.ip !== ip || issued.mac !== mac) return refuse(LOGIN_ERRORS.authFailed);
-        this.issued.delete(nonce);
+        const issued = this.issued.spend(nonce, { ip, mac });
+        if (!issued) return refuse(LOGIN_ERRORS.authFailed);
         const now = this.deps.now();
         const window = settings.timeout * 1000;
         if (issued.issuedAt + window <= now || Math.abs(now - Number(ts) * 1000) > window) return refuse(LOGIN_ERRORS.authFailed);

@@ -6,6 +6,7 @@ import type { PortalZone } from '../hotspot-portal.js';
 import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
 import { OidcClient, ProviderRefused, randomToken } from './social-oidc.js';
 import { clientIp, queryText } from '../hotspot-request.js';
+import { DeviceTokens } from '../hotspot-device-tokens.js';
 
 /**
  * Social login in the daemon, for zones of auth model `social` (README.md): captive clients go
@@ -41,7 +42,7 @@ interface Issued {
 }
 
 export class SocialService {
-  private readonly issued = new Map<string, Issued>();
+  private readonly issued = new DeviceTokens<Issued>(MAX_STATES);
   private readonly oidc: OidcClient;
 
   constructor(private readonly deps: SocialDeps) {
@@ -68,13 +69,9 @@ export class SocialService {
       return null;
     }
     const now = this.deps.now();
-    for (const [state, entry] of this.issued) {
-      if (entry.expiresAt > now && this.issued.size < MAX_STATES) break;
-      this.issued.delete(state);
-    }
     const state = randomToken();
     const entry: Issued = { ip: client.ip, mac: client.mac, verifier: randomToken(), nonce: randomToken(), redirectUri: this.redirectUri(zone, settings), expiresAt: now + STATE_MS, url: original.length <= 2048 ? original : '' };
-    this.issued.set(state, entry);
+    this.issued.issue(state, entry, (held) => held.expiresAt > now);
     return this.oidc.authorizationUrl(metadata, { clientId: settings.client_id, redirectUri: entry.redirectUri, scope: settings.scope, state, nonce: entry.nonce, verifier: entry.verifier });
   }
 
@@ -96,10 +93,9 @@ export class SocialService {
       let outcome: 'failure' | 'success' | 'uncounted' = 'failure';
       try {
         const state = queryText(request, 'state', 64);
-        const issued = STATE.test(state) ? this.issued.get(state) : undefined;
         // Bad state: unknown, spent, another device's or expired. It is spent by any try of its device.
-        if (!issued || issued.ip !== ip || issued.mac !== mac) return refuse(LOGIN_ERRORS.socialAuth);
-        this.issued.delete(state);
+        const issued = STATE.test(state) ? this.issued.spend(state, { ip, mac }) : undefined;
+        if (!issued) return refuse(LOGIN_ERRORS.socialAuth);
         if (issued.expiresAt <= this.deps.now()) return refuse(LOGIN_ERRORS.socialAuth);
         // From here the answer is the provider's own (the state cannot be guessed): nothing counts as a guess.
         outcome = 'uncounted';

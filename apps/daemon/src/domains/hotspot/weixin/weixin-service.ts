@@ -6,6 +6,7 @@ import type { PortalZone } from '../hotspot-portal.js';
 import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
 import { newExtend, wechatCallUrl } from './weixin-sign.js';
 import { clientIp, queryText } from '../hotspot-request.js';
+import { DeviceTokens } from '../hotspot-device-tokens.js';
 
 /**
  * WeChat Wi-Fi in the daemon, for zones of auth model `weixin` (README.md): captive clients go
@@ -41,7 +42,7 @@ interface Issued {
 }
 
 export class WeixinService {
-  private readonly issued = new Map<string, Issued>();
+  private readonly issued = new DeviceTokens<Issued>(MAX_EXTENDS);
 
   constructor(private readonly deps: WeixinDeps) {}
 
@@ -59,12 +60,8 @@ export class WeixinService {
     const settings = this.deps.settings();
     if (!this.ready(settings)) return null;
     const now = this.deps.now();
-    for (const [extend, entry] of this.issued) {
-      if (entry.expiresAt > now && this.issued.size < MAX_EXTENDS) break;
-      this.issued.delete(extend);
-    }
     const extend = newExtend();
-    this.issued.set(extend, { ip: client.ip, mac: client.mac, expiresAt: now + EXTEND_MS });
+    this.issued.issue(extend, { ip: client.ip, mac: client.mac, expiresAt: now + EXTEND_MS }, (entry) => entry.expiresAt > now);
     return wechatCallUrl(
       { appId: settings.appid, extend, timestamp: now, shopId: settings.shopid, authUrl: this.authUrl(zone), mac: client.mac.toLowerCase(), ssid: settings.ssid, bssid: '' },
       settings.key,
@@ -90,9 +87,8 @@ export class WeixinService {
         const openId = queryText(request, 'openId', QUERY_MAX);
         const tid = queryText(request, 'tid', QUERY_MAX);
         if (!EXTEND.test(extend) || !OPEN_ID.test(openId) || !TID.test(tid)) return refuse(LOGIN_ERRORS.authFailed);
-        const issued = this.issued.get(extend);
-        if (!issued || issued.ip !== ip || issued.mac !== mac) return refuse(LOGIN_ERRORS.authFailed);
-        this.issued.delete(extend);
+        const issued = this.issued.spend(extend, { ip, mac });
+        if (!issued) return refuse(LOGIN_ERRORS.authFailed);
         if (issued.expiresAt <= this.deps.now()) return refuse(LOGIN_ERRORS.authFailed);
         outcome = 'uncounted';
         const admitted = await this.deps.engine.admitExternal({ ip, mac }, zone.zone, 'weixin', openId);
