@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { inNs, type Lab } from './lab-topology.js';
@@ -48,7 +48,8 @@ export class LabDaemon {
         PORTICO_LOG_LEVEL: 'warn',
         ...this.env,
       },
-      stdio: 'ignore',
+      // PORTICO_LAB_DAEMON_LOG=<file> keeps the daemon's log of a run for reading after a failure.
+      stdio: process.env.PORTICO_LAB_DAEMON_LOG ? ['ignore', openSync(process.env.PORTICO_LAB_DAEMON_LOG, 'a'), openSync(process.env.PORTICO_LAB_DAEMON_LOG, 'a')] : 'ignore',
     });
   }
 

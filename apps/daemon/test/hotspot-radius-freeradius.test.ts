@@ -43,6 +43,15 @@ const USERS = [
   { name: 'carol', password: 'Carol-pass-3', reply: ['Session-Timeout = 0', 'Mikrotik-Rate-Limit = "fast please"'] },
 ];
 
+/** Whether another socket already holds 127.0.0.1:port. */
+async function udpPortTaken(port: number): Promise<boolean> {
+  const probe = createSocket('udp4');
+  return new Promise((resolve) => {
+    probe.once('error', () => resolve(true));
+    probe.bind(port, '127.0.0.1', () => probe.close(() => resolve(false)));
+  });
+}
+
 const portalLogin = async (ip: string, body: Record<string, unknown>) =>
   json(await h.app.hotspot.portal.inject({ method: 'POST', url: '/portal-api/login', payload: { ...body, acceptTerms: true }, remoteAddress: ip, headers: PORTAL_HOST }));
 const save = async (body: Record<string, unknown>) => json(await post(h.app, admin, `/api/${hotspotRadius.path}`, body));
@@ -77,6 +86,8 @@ describe.skipIf(missing !== null)('RADIUS sign-in against FreeRADIUS', () => {
     expect(await save({ ...settings, sharekey: fr.secret, interval: 5 })).toMatchObject({ success: false, errors: { interval: 'validation.hotspot.interval' } });
     expect(await save({ ...settings, sharekey: fr.secret, interval: 301 })).toMatchObject({ success: false, errors: { interval: 'validation.hotspot.interval' } });
     expect(await save({ ...settings, sharekey: fr.secret })).toMatchObject({ success: true });
+    // The disconnect port is open by the time the save is answered, not on a later tick.
+    expect(await udpPortTaken(daePort)).toBe(true);
     const read = json(await get(h.app, admin, `/api/${hotspotRadius.path}`));
     expect(read.data).toMatchObject({ radiusip: '127.0.0.1', authport: fr.authPort, nasid: 'portico-gw' });
     expect(read.data.sharekey).toBeUndefined();

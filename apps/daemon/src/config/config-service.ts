@@ -130,6 +130,7 @@ export class ConfigService {
   private readonly schedule: Scheduler;
   private cancelTimer: (() => void) | undefined;
   private stopped = false;
+  private readonly appliedListeners: Array<(domains: readonly string[]) => void | Promise<void>> = [];
 
   constructor(private readonly options: ConfigServiceOptions) {
     this.journal = new RevisionJournal(options.db, options.now);
@@ -357,6 +358,29 @@ export class ConfigService {
     return this.options.applier.reconnect ? this.options.applier.reconnect(wan) : Promise.resolve(true);
   }
 
+  /**
+   * Calls `listener` after each apply (done, or failed and rolled back) with its config
+   * domains, before the write that asked for it is answered: a runtime service that follows
+   * saved settings (a listening port, a supervised program) is in step when the save returns.
+   */
+  onApplied(listener: (domains: readonly string[]) => void | Promise<void>): () => void {
+    this.appliedListeners.push(listener);
+    return () => {
+      const at = this.appliedListeners.indexOf(listener);
+      if (at >= 0) this.appliedListeners.splice(at, 1);
+    };
+  }
+
+  private async notifyApplied(domains: readonly string[]): Promise<void> {
+    for (const listener of [...this.appliedListeners]) {
+      try {
+        await listener(domains);
+      } catch (error) {
+        this.report(error, 'a service could not follow the applied configuration');
+      }
+    }
+  }
+
   /** Stops the timer and waits for the apply in progress. A pending change stays on disk. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -476,8 +500,10 @@ export class ConfigService {
       } catch (again) {
         this.report(again, 'applying the previous configuration again failed');
       }
+      await this.notifyApplied(domains);
       throw error;
     }
+    await this.notifyApplied(domains);
   }
 
   private rollBack(rollbacks: Rollback[], error: unknown): void {

@@ -51,13 +51,14 @@ export class DaeServer {
   private socket: dgram.Socket | undefined;
   private bound: { host: string; port: number } | null = null;
   private readonly answered = new Map<string, { at: number; packet: Buffer }>();
+  private readonly inFlight = new Set<string>();
   /** Requests refused before any answer (wrong source, secret or code), for tests. */
   dropped = 0;
 
   constructor(private readonly deps: DaeDeps) {}
 
   port(): number {
-    return this.bound?.port ?? 0;
+    return this.socket ? this.socket.address().port : 0;
   }
 
   /** Opens, moves or closes the port to match `where` (null: closed). */
@@ -129,6 +130,18 @@ export class DaeServer {
       this.send(again.packet, peer);
       return;
     }
+    // A retransmission of a request still being acted on waits for that request's answer.
+    if (this.inFlight.has(key)) return;
+    this.inFlight.add(key);
+    try {
+      await this.act(message, peer, key, s);
+    } finally {
+      this.inFlight.delete(key);
+    }
+  }
+
+  private async act(message: Buffer, peer: dgram.RemoteInfo, key: string, s: HotspotRadius): Promise<void> {
+    const code = message[0];
     let packet: radius.RadiusPacket;
     try {
       // Verifies the Request Authenticator and any Message-Authenticator with the secret.

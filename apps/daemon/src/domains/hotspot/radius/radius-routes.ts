@@ -35,6 +35,9 @@ export function registerRadius(app: FastifyInstance, ctx: AppContext): RadiusSer
     const result = await service.test(body.data.username, body.data.password);
     return result.ok ? success({ accepted: result.accepted, rttMs: result.rttMs }) : failure(`msg.radius.${result.error}`);
   });
+  // The disconnect port follows a save before it is answered; the service's timer catches
+  // anything else (a port another program held).
+  const unfollow = ctx.config.onApplied(() => service.reconcile());
   app.addHook('onReady', async () => {
     try {
       await service.start();
@@ -42,6 +45,9 @@ export function registerRadius(app: FastifyInstance, ctx: AppContext): RadiusSer
       app.log.error({ err: error }, 'RADIUS disconnect port could not be opened');
     }
   });
-  app.addHook('onClose', async () => service.stop());
+  app.addHook('onClose', async () => {
+    unfollow();
+    await service.stop();
+  });
   return service;
 }

@@ -121,7 +121,8 @@ export class RadiusService implements OutsideAuthenticator, SessionObserver {
     return this.dae.port();
   }
 
-  private async reconcile(): Promise<void> {
+  /** Opens, moves or closes the disconnect port to match the saved settings. */
+  async reconcile(): Promise<void> {
     const s = this.deps.settings();
     await this.dae.listen(s.enabled && s.dae ? { host: this.deps.daeHost, port: s.offlineport } : null);
   }
