@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import WebSocket from 'ws';
-import { LINK_CLOSE_NORMAL, LINK_CLOSE_PROTOCOL_ERROR, UCENTRAL_MAX_MESSAGE_BYTES, type UcentralLink } from '@portico/schema';
+import { UCENTRAL_MAX_MESSAGE_BYTES, webSocketLink, type UcentralLink } from '@portico/schema';
 import type { ControllerTarget } from './ap-agent-main.js';
 
 /**
@@ -45,39 +45,5 @@ export async function dialController(target: ControllerTarget): Promise<Ucentral
     ws.once('error', failed);
     ws.once('unexpected-response', refused);
   });
-  const messages: Array<(text: string) => void> = [];
-  const closes: Array<(code: number, reason: string) => void> = [];
-  let closed = false;
-  ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
-    if (closed) return;
-    if (isBinary) {
-      ws.close(LINK_CLOSE_PROTOCOL_ERROR, 'text frames only');
-      return;
-    }
-    const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
-    for (const handler of messages) handler(text);
-  });
-  ws.on('close', (code: number, reason: Buffer) => {
-    if (closed) return;
-    closed = true;
-    for (const handler of closes) handler(code, reason.toString('utf8'));
-  });
-  // Errors after the handshake are followed by 'close'.
-  ws.on('error', () => undefined);
-  return {
-    peerSerial: '',
-    remoteAddress: `${host}:${target.port}`,
-    send(text) {
-      if (!closed && ws.readyState === WebSocket.OPEN) ws.send(text);
-    },
-    close(code = LINK_CLOSE_NORMAL, reason = '') {
-      if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(code, reason.slice(0, 120));
-    },
-    onMessage(handler) {
-      messages.push(handler);
-    },
-    onClose(handler) {
-      closes.push(handler);
-    },
-  };
+  return webSocketLink(ws, '', `${host}:${target.port}`);
 }

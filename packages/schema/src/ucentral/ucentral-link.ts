@@ -62,3 +62,58 @@ export function linkPair(deviceSerial: string, deviceAddress = '127.0.0.1:0'): {
     controller: make(ends[1], ends[0], deviceSerial, deviceAddress),
   };
 }
+
+/**
+ * What `webSocketLink` needs of a WebSocket: the `ws` package's socket has this shape on both
+ * the controller's and the device's side (declared here so the schema needs no `ws`).
+ */
+export interface LinkSocket {
+  readonly readyState: number;
+  readonly OPEN: number;
+  readonly CONNECTING: number;
+  send(text: string): void;
+  close(code?: number, reason?: string): void;
+  on(event: 'message', listener: (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => void): unknown;
+  on(event: 'close', listener: (code: number, reason: Buffer) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/** One WebSocket as a UcentralLink: text frames only; anything binary is a protocol error. */
+export function webSocketLink(ws: LinkSocket, peerSerial: string, remoteAddress: string): UcentralLink {
+  const messages: Array<(text: string) => void> = [];
+  const closes: Array<(code: number, reason: string) => void> = [];
+  let closed = false;
+  ws.on('message', (data, isBinary) => {
+    if (closed) return;
+    if (isBinary) {
+      ws.close(LINK_CLOSE_PROTOCOL_ERROR, 'text frames only');
+      return;
+    }
+    const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
+    for (const handler of messages) handler(text);
+  });
+  ws.on('close', (code, reason) => {
+    if (closed) return;
+    closed = true;
+    for (const handler of closes) handler(code, reason.toString('utf8'));
+  });
+  // An error is followed by 'close'; without a listener ws would throw it.
+  ws.on('error', () => undefined);
+  return {
+    peerSerial,
+    remoteAddress,
+    send(text) {
+      if (!closed && ws.readyState === ws.OPEN) ws.send(text);
+    },
+    close(code = LINK_CLOSE_NORMAL, reason = '') {
+      // A peer that never answers the close handshake is cut after ws's own close timeout.
+      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason.slice(0, 120));
+    },
+    onMessage(handler) {
+      messages.push(handler);
+    },
+    onClose(handler) {
+      closes.push(handler);
+    },
+  };
+}

@@ -3,13 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import {
-  LINK_CLOSE_NORMAL,
-  LINK_CLOSE_PROTOCOL_ERROR,
-  UCENTRAL_MAX_MESSAGE_BYTES,
-  type UcentralLink,
-} from '@portico/schema';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { LINK_CLOSE_NORMAL, UCENTRAL_MAX_MESSAGE_BYTES, webSocketLink, type UcentralLink } from '@portico/schema';
 import { checkDeviceCertificate, type DeviceCertificateCheck } from './controller/wireless-device-pki.js';
 
 /**
@@ -61,46 +56,6 @@ function addressOf(socket: { remoteAddress?: string; remotePort?: number }): str
   return host.includes(':') ? `[${host}]:${socket.remotePort ?? 0}` : `${host}:${socket.remotePort ?? 0}`;
 }
 
-/** One WebSocket as a UcentralLink: text frames only; anything binary is a protocol error. */
-function linkOf(ws: WebSocket, serial: string, remoteAddress: string): UcentralLink {
-  const messages: Array<(text: string) => void> = [];
-  const closes: Array<(code: number, reason: string) => void> = [];
-  let closed = false;
-  ws.on('message', (data: RawData, isBinary: boolean) => {
-    if (closed) return;
-    if (isBinary) {
-      ws.close(LINK_CLOSE_PROTOCOL_ERROR, 'text frames only');
-      return;
-    }
-    const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
-    for (const handler of messages) handler(text);
-  });
-  ws.on('close', (code: number, reason: Buffer) => {
-    if (closed) return;
-    closed = true;
-    for (const handler of closes) handler(code, reason.toString('utf8'));
-  });
-  // An error is followed by 'close'; without a listener ws would throw it.
-  ws.on('error', () => undefined);
-  return {
-    peerSerial: serial,
-    remoteAddress,
-    send(text) {
-      if (!closed && ws.readyState === ws.OPEN) ws.send(text);
-    },
-    close(code = LINK_CLOSE_NORMAL, reason = '') {
-      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason.slice(0, 120));
-      // A peer that never answers the close handshake is cut after ws's own close timeout.
-    },
-    onMessage(handler) {
-      messages.push(handler);
-    },
-    onClose(handler) {
-      closes.push(handler);
-    },
-  };
-}
-
 /** Starts listening; resolves once bound, rejects when the port cannot be bound. */
 export async function startDeviceListener(options: DeviceListenerOptions): Promise<DeviceListener> {
   const authority = new X509Certificate(options.ca);
@@ -148,7 +103,7 @@ export async function startDeviceListener(options: DeviceListenerOptions): Promi
       open.add(ws);
       ws.on('close', () => open.delete(ws));
       try {
-        options.onLink(linkOf(ws, check.serial, address));
+        options.onLink(webSocketLink(ws, check.serial, address));
       } catch (error) {
         options.onError?.(error);
         ws.terminate();
