@@ -62,6 +62,8 @@ install();
 buildApps();
 
 const wanted = process.argv.slice(2);
+// BENCH_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/p" profiles a benchmark (Node refuses these in NODE_OPTIONS).
+const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const files = readdirSync('tests/bench')
   .filter((f) => /\.bench\.(mjs|ts)$/.test(f))
   .filter((f) => wanted.length === 0 || wanted.some((name) => f.includes(name)))
@@ -87,7 +89,7 @@ for (const file of files) {
     entry = outfile;
   }
   const name = file.replace(/\.bench\.(mjs|ts)$/, '');
-  if (!(await runBenchmark(name, process.execPath, [entry], { limitMs: limitMs(name) }))) failed += 1;
+  if (!(await runBenchmark(name, process.execPath, [...nodeFlags, entry], { limitMs: limitMs(name) }))) failed += 1;
   if (file.endsWith('.ts')) rmSync(entry, { force: true });
 }
 
