@@ -38,9 +38,13 @@ function dataOf(record: EntityRow): Record<string, unknown> {
  * hashes (plugins/password-hash.ts), and the portal engine checks them here. An account past its
  * due time reads `expired` whatever its stored status.
  */
+/** Told of each account added one by one, with its password (the SMS new-account notice sends it). */
+export type AccountCreatedListener = (user: LocalUser, password: string) => void;
+
 export class LocalUserStore {
   /** A hash of a random password, checked for unknown names at the same cost as real ones. */
   private unknownUserHash: Promise<string> | undefined;
+  private readonly createdListeners = new Set<AccountCreatedListener>();
 
   constructor(
     private readonly db: Db,
@@ -81,7 +85,15 @@ export class LocalUserStore {
     this.db
       .prepare('INSERT INTO hotspot_local_users (id, username, password_hash, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(id, String(record.username), hash, JSON.stringify(dataOf(record)), at, at);
-    return this.get(id)!;
+    const user = this.get(id)!;
+    for (const listener of this.createdListeners) listener(user, String(record.password));
+    return user;
+  }
+
+  /** Calls `listener` after each account `insert` adds (not batches: they carry no phone). */
+  onCreated(listener: AccountCreatedListener): () => void {
+    this.createdListeners.add(listener);
+    return () => this.createdListeners.delete(listener);
   }
 
   /** Replaces the account's fields; a non-empty `record.password` replaces its hash. */

@@ -1,9 +1,13 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.js';
 import { contribute, defineDomain } from '../../config/domain-module.js';
 import { RULESET_PARTS } from '../network/network-public.js';
 import { hotspotRulesetContributor } from './hotspot-ruleset.js';
 import { registerHotspot, type HotspotDeps } from './hotspot-setup.js';
 import { registerSmsRoutes } from './sms/sms-routes.js';
 import { smsSignIn } from './sms/sms-signin.js';
+import { DUE_ROUND_MS, SmsNotices } from './sms/sms-notices.js';
+import { localUsers } from '../hotspot-config/hotspot-config-public.js';
 import { registerLdapRoutes } from './ldap/ldap-routes.js';
 import { ldapAuthenticator } from './ldap/ldap-signin.js';
 import { registerRadius } from './radius/radius-routes.js';
@@ -23,6 +27,7 @@ export const hotspotModule = defineDomain({
   ],
   register: async (app, ctx, deps: HotspotDeps | undefined) => {
     registerSmsRoutes(app, ctx, smsSignIn(ctx));
+    registerSmsNotices(app, ctx);
     registerLdapRoutes(app, ctx);
     const radius = registerRadius(app, ctx);
     // Sign-in on outside servers goes through the engine's one extension point, per zone auth model.
@@ -31,3 +36,30 @@ export const hotspotModule = defineDomain({
     radius.attach(engine);
   },
 });
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    smsNotices: SmsNotices;
+  }
+}
+
+/** New-account messages as accounts are added; due notices every few minutes. */
+function registerSmsNotices(app: FastifyInstance, ctx: AppContext): void {
+  const report = (error: unknown, what: string) => app.log.warn({ err: error }, what);
+  const notices = new SmsNotices(ctx, smsSignIn(ctx), localUsers(ctx), report);
+  app.decorate('smsNotices', notices);
+  const unfollow = localUsers(ctx).onCreated((user, password) => {
+    notices.accountCreated(user, password).catch((error) => report(error, 'SMS new-account notice failed'));
+  });
+  const round = () => notices.dueRound().catch((error) => report(error, 'SMS due notices failed'));
+  let timer: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    void round();
+    timer = setInterval(round, DUE_ROUND_MS);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => {
+    unfollow();
+    if (timer) clearInterval(timer);
+  });
+}

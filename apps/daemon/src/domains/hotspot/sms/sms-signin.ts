@@ -6,7 +6,7 @@ import type { OutsideResult } from '../hotspot-engine.js';
 import { SmsCodeGuard, type SmsCodeOptions } from './sms-code.js';
 import { SmsLog } from './sms-log.js';
 import { parsePhone, sendSms, type SmsSendOptions } from './sms-providers.js';
-import { renderTemplate } from './sms-template.js';
+import { renderTemplate, type SmsValues } from './sms-template.js';
 import { smsCredentials, smsSettings } from './sms-settings.js';
 
 /**
@@ -83,6 +83,26 @@ export class SmsSignIn {
       return { ok: false, error: `msg.${result.error}` };
     }
     return { ok: true, expiresAt: issued.expiresAt, retryAt: this.ctx.now() + this.cooldownMs, resendSeconds: Math.ceil(this.cooldownMs / 1000) };
+  }
+
+  /**
+   * Sends a notice of `kind` (a new account, a due notice) with its template and logs it. Not
+   * counted in the portal's per-minute budget: only an administrator's write or the device's
+   * own due round start one.
+   */
+  async sendNotice(kind: 'account' | 'due', phone: string, values: SmsValues): Promise<{ ok: true } | { ok: false; error: string }> {
+    const settings = smsSettings(this.ctx);
+    if (!settings.enabled) return { ok: false, error: 'msg.sms.disabled' };
+    if (!parsePhone(phone)) return { ok: false, error: 'msg.sms.send.invalidPhone' };
+    const template = kind === 'account' ? settings.accountTemplate : settings.dueTemplate;
+    const templateId = kind === 'account' ? settings.accountTemplateId : settings.dueTemplateId;
+    if (template.trim() === '') return { ok: false, error: 'msg.sms.notice.notSetUp' };
+    const rendered = renderTemplate(template, values);
+    if (!rendered.ok) return { ok: false, error: 'msg.sms.notice.notSetUp' };
+    const endpoint = settings.endpoint ? { baseUrl: settings.endpoint.replace(/\/$/, '') } : {};
+    const result = await sendSms(smsCredentials(settings), { phone, templateId, rendered }, { ...this.options.send, ...endpoint });
+    this.record({ time: this.ctx.now(), platform: settings.platform, phone, kind, outcome: result.ok ? 'sms.send.ok' : result.error });
+    return result.ok ? { ok: true } : { ok: false, error: `msg.${result.error}` };
   }
 
   /** The engine's check of an SMS sign-in: the account is the number as the guard keys it. */
