@@ -132,6 +132,22 @@ describe('a zone of auth model rusystem', () => {
     expect((await notyet()).get('challenge')).not.toBe(q.get('challenge'));
   });
 
+  test('the captive API\'s portal address leads an unsigned client to the UAM server; an error brought back is shown here', async () => {
+    const captive = JSON.parse((await portal().inject({ method: 'GET', url: '/captive', ...fromClient(CLIENT) })).body);
+    expect(captive).toMatchObject({ captive: true });
+    const landing = new URL(captive['user-portal-url']);
+    const reply = await portal().inject({ method: 'GET', url: `${landing.pathname}?url=${encodeURIComponent('http://example.com/news')}`, ...fromClient(CLIENT) });
+    expect(reply.statusCode).toBe(302);
+    const q = new URL(reply.headers.location as string).searchParams;
+    expect(q.get('res')).toBe('notyet');
+    expect(q.get('userurl')).toBe('http://example.com/news');
+    // Only a web address goes along.
+    const hostile = await portal().inject({ method: 'GET', url: `/auth/portal?url=${encodeURIComponent('javascript:alert(1)')}`, ...fromClient(CLIENT) });
+    expect(new URL(hostile.headers.location as string).searchParams.get('userurl')).toBe('');
+    const error = await portal().inject({ method: 'GET', url: '/auth/portal?error=portal.error.userOrPassword', ...fromClient(CLIENT) });
+    expect(error.statusCode).not.toBe(302);
+  });
+
   test('a PAP logon with the right password signs the client in (res=success), once per challenge; logoff signs it out', async () => {
     const challenge = Buffer.from((await notyet()).get('challenge')!, 'hex');
     const password = uamEncodePap('Secret123', challenge, SECRET);

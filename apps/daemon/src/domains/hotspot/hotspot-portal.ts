@@ -236,6 +236,17 @@ export async function buildPortalServer(deps: PortalDeps): Promise<FastifyInstan
     };
   });
 
+  /** An http(s) address a client asked for, or none: anything else never reaches an outside portal's link. */
+  const webAddress = (text: string | null): string => {
+    if (!text || text.length > 2048) return '';
+    try {
+      const url = new URL(text);
+      return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : '';
+    } catch {
+      return '';
+    }
+  };
+
   const sendPage = async (reply: FastifyReply) => {
     reply.header('cache-control', 'no-cache');
     if (!(await fileUnder(portalDir, '/index.html'))) {
@@ -261,6 +272,17 @@ export async function buildPortalServer(deps: PortalDeps): Promise<FastifyInstan
       if (path === PORTAL_IMAGE_PREFIX.slice(0, -1) || path.startsWith(PORTAL_IMAGE_PREFIX)) return servePortalImage(request, reply, deps.files, path);
       if (path === CUSTOM_PORTAL_PREFIX.slice(0, -1)) return reply.header('cache-control', 'no-cache').redirect(`${CUSTOM_PORTAL_PREFIX}index.html`, 302);
       if (path.startsWith(CUSTOM_PORTAL_PREFIX)) return serveCustomFile(request, reply, deps.files, path);
+      // A zone signed in by an outside portal has no page here: its landing (the address the
+      // captive API names, a bookmark) leads to the outside portal, unless it shows an error
+      // the outside portal's return brought back.
+      if (LANDING_PAGES.includes(path) && zone?.zone.externalPortal && deps.externalLogin && !engine.session(ip)) {
+        const query = new URLSearchParams(request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '');
+        if (!query.has('error')) {
+          const mac = await deps.neighbours(ip);
+          const outside = mac && !engine.isBlocked(mac) ? await deps.externalLogin(zone, { ip, mac }, webAddress(query.get('url'))) : null;
+          if (outside) return reply.header('cache-control', 'no-store').redirect(outside, 302);
+        }
+      }
       // The custom page is served from its own folder so that its relative links resolve there;
       // the query (the address the client first asked for) goes along.
       if (LANDING_PAGES.includes(path) && activeCustomPortal(deps.files)) {
