@@ -1,11 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { hotspotCloudportal, isIpv4, type HotspotCloudportal } from '@portico/schema';
-import type { HotspotEngine } from '../hotspot-engine.js';
-import type { NeighbourLookup } from '../hotspot-neighbours.js';
+import type { FastifyInstance } from 'fastify';
+import { hotspotCloudportal, type HotspotCloudportal } from '@portico/schema';
 import type { PortalZone } from '../hotspot-portal.js';
-import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
+import { LOGIN_ERRORS } from '../hotspot-types.js';
+import { outsideReturn, successLocation, type OutsideReturnDeps } from '../hotspot-outside-return.js';
 import { cloudLoginUrl, newNonce, returnSignatureValid, type CloudReturn } from './cloudportal-sign.js';
-import { clientIp, queryText } from '../hotspot-request.js';
+import { queryText } from '../hotspot-request.js';
 import { DeviceTokens } from '../hotspot-device-tokens.js';
 
 /**
@@ -25,11 +24,8 @@ const ACCOUNT = /^[A-Za-z0-9._@+:-]{0,64}$/;
 /** The longest query value a return may carry. */
 const QUERY_MAX = 256;
 
-export interface CloudportalDeps {
-  engine: HotspotEngine;
+export interface CloudportalDeps extends OutsideReturnDeps {
   settings(): HotspotCloudportal;
-  zoneFor(ip: string): PortalZone | null;
-  neighbours: NeighbourLookup;
   portalPort: number;
   now: () => number;
 }
@@ -72,46 +68,36 @@ export class CloudportalService {
 
   register(portal: FastifyInstance): void {
     portal.get('/cloudportal/auth', async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      const refuse = (msg: LoginFailure) => reply.redirect(portalErrorLocation(msg), 302);
-      const ip = clientIp(request);
-      const zone = this.deps.zoneFor(ip);
       const settings = this.deps.settings();
-      if (!zone || zone.zone.externalPortal !== 'cloudportal' || !isIpv4(ip) || !this.ready(settings)) return refuse(LOGIN_ERRORS.notConfigured);
-      const mac = await this.deps.neighbours(ip);
-      if (!mac) return refuse(LOGIN_ERRORS.notConfigured);
-      const success = (url: string) => reply.redirect(`http://${zone.gateway}:${this.deps.portalPort}/auth/success${url ? `?url=${encodeURIComponent(url)}` : ''}`, 302);
-      if (this.deps.engine.session(ip)?.mac === mac) return success('');
-      if (this.deps.engine.isBlocked(mac)) return refuse(LOGIN_ERRORS.blocked);
-
-      const reservation = this.deps.engine.reserveGuess({ ip, mac });
-      if (!reservation.ok) return refuse(LOGIN_ERRORS.tooMany);
-      let outcome: 'failure' | 'success' | 'uncounted' = 'failure';
-      try {
-        const nonce = queryText(request, 'nonce', QUERY_MAX);
-        const ts = queryText(request, 'ts', QUERY_MAX);
-        const result = queryText(request, 'result', QUERY_MAX);
-        const account = queryText(request, 'account', QUERY_MAX);
-        const sig = queryText(request, 'sig', QUERY_MAX);
-        if (!NONCE.test(nonce) || !TS.test(ts) || (result !== 'success' && result !== 'denied') || !ACCOUNT.test(account)) return refuse(LOGIN_ERRORS.authFailed);
-        // Only the device the nonce was issued to may spend it, and it is spent by any try of that device.
-        const issued = this.issued.spend(nonce, { ip, mac });
-        if (!issued) return refuse(LOGIN_ERRORS.authFailed);
-        const now = this.deps.now();
-        const window = settings.timeout * 1000;
-        if (issued.issuedAt + window <= now || Math.abs(now - Number(ts) * 1000) > window) return refuse(LOGIN_ERRORS.authFailed);
-        const answer: CloudReturn = { gw_id: settings.gw_id, nonce, ip, mac, ts: Number(ts), result, account };
-        if (!returnSignatureValid(settings.secret, answer, sig)) return refuse(LOGIN_ERRORS.authFailed);
-        // A genuine answer from the cloud: whatever it says, no secret was guessed.
-        outcome = 'uncounted';
-        if (result === 'denied') return refuse(LOGIN_ERRORS.authFailed);
-        const admitted = await this.deps.engine.admitExternal({ ip, mac }, zone.zone, 'cloudportal', account || undefined);
-        if (!admitted.ok) return refuse(admitted.error);
-        outcome = 'success';
-        return success(issued.url);
-      } finally {
-        reservation.release(outcome);
-      }
+      const success = (zone: PortalZone, url: string) => reply.redirect(successLocation(zone, this.deps.portalPort, url), 302);
+      return outsideReturn(this.deps, request, reply, {
+        kind: 'cloudportal',
+        ready: this.ready(settings),
+        signedIn: ({ zone }) => success(zone, ''),
+        check: async ({ ip, mac, zone }, guess, refuse) => {
+          const nonce = queryText(request, 'nonce', QUERY_MAX);
+          const ts = queryText(request, 'ts', QUERY_MAX);
+          const result = queryText(request, 'result', QUERY_MAX);
+          const account = queryText(request, 'account', QUERY_MAX);
+          const sig = queryText(request, 'sig', QUERY_MAX);
+          if (!NONCE.test(nonce) || !TS.test(ts) || (result !== 'success' && result !== 'denied') || !ACCOUNT.test(account)) return refuse(LOGIN_ERRORS.authFailed);
+          // Only the device the nonce was issued to may spend it, and it is spent by any try of that device.
+          const issued = this.issued.spend(nonce, { ip, mac });
+          if (!issued) return refuse(LOGIN_ERRORS.authFailed);
+          const now = this.deps.now();
+          const window = settings.timeout * 1000;
+          if (issued.issuedAt + window <= now || Math.abs(now - Number(ts) * 1000) > window) return refuse(LOGIN_ERRORS.authFailed);
+          const answer: CloudReturn = { gw_id: settings.gw_id, nonce, ip, mac, ts: Number(ts), result, account };
+          if (!returnSignatureValid(settings.secret, answer, sig)) return refuse(LOGIN_ERRORS.authFailed);
+          // A genuine answer from the cloud: whatever it says, no secret was guessed.
+          guess.outcome = 'uncounted';
+          if (result === 'denied') return refuse(LOGIN_ERRORS.authFailed);
+          const admitted = await this.deps.engine.admitExternal({ ip, mac }, zone.zone, 'cloudportal', account || undefined);
+          if (!admitted.ok) return refuse(admitted.error);
+          guess.outcome = 'success';
+          return success(zone, issued.url);
+        },
+      });
     });
   }
 }

@@ -1,11 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { hotspotSocial, isIpv4, type HotspotSocial } from '@portico/schema';
-import type { HotspotEngine } from '../hotspot-engine.js';
-import type { NeighbourLookup } from '../hotspot-neighbours.js';
+import type { FastifyInstance } from 'fastify';
+import { hotspotSocial, type HotspotSocial } from '@portico/schema';
 import type { PortalZone } from '../hotspot-portal.js';
-import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
+import { LOGIN_ERRORS } from '../hotspot-types.js';
+import { outsideReturn, successLocation, type OutsideReturnDeps } from '../hotspot-outside-return.js';
 import { OidcClient, ProviderRefused, randomToken } from './social-oidc.js';
-import { clientIp, queryText } from '../hotspot-request.js';
+import { queryText } from '../hotspot-request.js';
 import { DeviceTokens } from '../hotspot-device-tokens.js';
 
 /**
@@ -21,11 +20,8 @@ const MAX_STATES = 10_000;
 const STATE = /^[A-Za-z0-9_-]{43}$/;
 const CODE = /^[\x21-\x7e]{1,2048}$/;
 
-export interface SocialDeps {
-  engine: HotspotEngine;
+export interface SocialDeps extends OutsideReturnDeps {
   settings(): HotspotSocial;
-  zoneFor(ip: string): PortalZone | null;
-  neighbours: NeighbourLookup;
   portalPort: number;
   now: () => number;
   report: (error: unknown, what: string) => void;
@@ -77,47 +73,38 @@ export class SocialService {
 
   register(portal: FastifyInstance): void {
     portal.get<{ Params: { provider: string } }>('/auth/:provider/callback', async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      const refuse = (msg: LoginFailure) => reply.redirect(portalErrorLocation(msg), 302);
-      const ip = clientIp(request);
-      const zone = this.deps.zoneFor(ip);
       const settings = this.deps.settings();
-      if (!zone || zone.zone.externalPortal !== 'social' || !isIpv4(ip) || !this.ready(settings) || request.params.provider !== settings.provider) return refuse(LOGIN_ERRORS.notConfigured);
-      const mac = await this.deps.neighbours(ip);
-      if (!mac) return refuse(LOGIN_ERRORS.notConfigured);
-      const success = (url: string) => reply.redirect(`http://${zone.gateway}:${this.deps.portalPort}/auth/success${url ? `?url=${encodeURIComponent(url)}` : ''}`, 302);
-      if (this.deps.engine.session(ip)?.mac === mac) return success('');
-      if (this.deps.engine.isBlocked(mac)) return refuse(LOGIN_ERRORS.blocked);
-      const reservation = this.deps.engine.reserveGuess({ ip, mac });
-      if (!reservation.ok) return refuse(LOGIN_ERRORS.tooMany);
-      let outcome: 'failure' | 'success' | 'uncounted' = 'failure';
-      try {
-        const state = queryText(request, 'state', 64);
-        // Bad state: unknown, spent, another device's or expired. It is spent by any try of its device.
-        const issued = STATE.test(state) ? this.issued.spend(state, { ip, mac }) : undefined;
-        if (!issued) return refuse(LOGIN_ERRORS.socialAuth);
-        if (issued.expiresAt <= this.deps.now()) return refuse(LOGIN_ERRORS.socialAuth);
-        // From here the answer is the provider's own (the state cannot be guessed): nothing counts as a guess.
-        outcome = 'uncounted';
-        // Consent refused (error=access_denied) or any other error the provider reports.
-        if (queryText(request, 'error', 256) !== '') return refuse(LOGIN_ERRORS.socialAuth);
-        const code = queryText(request, 'code');
-        if (!CODE.test(code)) return refuse(LOGIN_ERRORS.socialAuth);
-        let claims;
-        try {
-          const metadata = await this.oidc.metadata(settings.issuer);
-          claims = await this.oidc.exchange(metadata, { clientId: settings.client_id, clientSecret: settings.client_secret, redirectUri: issued.redirectUri, code, verifier: issued.verifier, nonce: issued.nonce });
-        } catch (error) {
-          this.deps.report(error, 'social login failed');
-          return error instanceof ProviderRefused ? refuse(LOGIN_ERRORS.socialAuth) : refuse(LOGIN_ERRORS.socialNetwork);
-        }
-        const admitted = await this.deps.engine.admitExternal({ ip, mac }, zone.zone, 'social', `${settings.provider}:${claims.sub}`);
-        if (!admitted.ok) return refuse(admitted.error);
-        outcome = 'success';
-        return success(issued.url);
-      } finally {
-        reservation.release(outcome);
-      }
+      const success = (zone: PortalZone, url: string) => reply.redirect(successLocation(zone, this.deps.portalPort, url), 302);
+      return outsideReturn(this.deps, request, reply, {
+        kind: 'social',
+        ready: this.ready(settings) && request.params.provider === settings.provider,
+        signedIn: ({ zone }) => success(zone, ''),
+        check: async ({ ip, mac, zone }, guess, refuse) => {
+          const state = queryText(request, 'state', 64);
+          // Bad state: unknown, spent, another device's or expired. It is spent by any try of its device.
+          const issued = STATE.test(state) ? this.issued.spend(state, { ip, mac }) : undefined;
+          if (!issued) return refuse(LOGIN_ERRORS.socialAuth);
+          if (issued.expiresAt <= this.deps.now()) return refuse(LOGIN_ERRORS.socialAuth);
+          // From here the answer is the provider's own (the state cannot be guessed): nothing counts as a guess.
+          guess.outcome = 'uncounted';
+          // Consent refused (error=access_denied) or any other error the provider reports.
+          if (queryText(request, 'error', 256) !== '') return refuse(LOGIN_ERRORS.socialAuth);
+          const code = queryText(request, 'code');
+          if (!CODE.test(code)) return refuse(LOGIN_ERRORS.socialAuth);
+          let claims;
+          try {
+            const metadata = await this.oidc.metadata(settings.issuer);
+            claims = await this.oidc.exchange(metadata, { clientId: settings.client_id, clientSecret: settings.client_secret, redirectUri: issued.redirectUri, code, verifier: issued.verifier, nonce: issued.nonce });
+          } catch (error) {
+            this.deps.report(error, 'social login failed');
+            return error instanceof ProviderRefused ? refuse(LOGIN_ERRORS.socialAuth) : refuse(LOGIN_ERRORS.socialNetwork);
+          }
+          const admitted = await this.deps.engine.admitExternal({ ip, mac }, zone.zone, 'social', `${settings.provider}:${claims.sub}`);
+          if (!admitted.ok) return refuse(admitted.error);
+          guess.outcome = 'success';
+          return success(zone, issued.url);
+        },
+      });
     });
   }
 }

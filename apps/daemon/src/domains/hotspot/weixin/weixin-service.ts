@@ -1,11 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { hotspotWeixin, isIpv4, type HotspotWeixin } from '@portico/schema';
-import type { HotspotEngine } from '../hotspot-engine.js';
-import type { NeighbourLookup } from '../hotspot-neighbours.js';
+import type { FastifyInstance } from 'fastify';
+import { hotspotWeixin, type HotspotWeixin } from '@portico/schema';
 import type { PortalZone } from '../hotspot-portal.js';
-import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
+import { LOGIN_ERRORS } from '../hotspot-types.js';
+import { outsideReturn, successLocation, type OutsideReturnDeps } from '../hotspot-outside-return.js';
 import { newExtend, wechatCallUrl } from './weixin-sign.js';
-import { clientIp, queryText } from '../hotspot-request.js';
+import { queryText } from '../hotspot-request.js';
 import { DeviceTokens } from '../hotspot-device-tokens.js';
 
 /**
@@ -26,11 +25,8 @@ const TID = /^[A-Za-z0-9_=+/-]{0,256}$/;
 /** The longest query value WeChat's call may carry. */
 const QUERY_MAX = 512;
 
-export interface WeixinDeps {
-  engine: HotspotEngine;
+export interface WeixinDeps extends OutsideReturnDeps {
   settings(): HotspotWeixin;
-  zoneFor(ip: string): PortalZone | null;
-  neighbours: NeighbourLookup;
   portalPort: number;
   now: () => number;
 }
@@ -69,36 +65,27 @@ export class WeixinService {
   }
 
   register(portal: FastifyInstance): void {
-    portal.get('/weixin/auth', async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      const refuse = (msg: LoginFailure) => reply.redirect(portalErrorLocation(msg), 302);
-      const ip = clientIp(request);
-      const zone = this.deps.zoneFor(ip);
-      if (!zone || zone.zone.externalPortal !== 'weixin' || !isIpv4(ip) || !this.ready(this.deps.settings())) return refuse(LOGIN_ERRORS.notConfigured);
-      const mac = await this.deps.neighbours(ip);
-      if (!mac) return refuse(LOGIN_ERRORS.notConfigured);
-      if (this.deps.engine.session(ip)?.mac === mac) return reply.send({ success: true });
-      if (this.deps.engine.isBlocked(mac)) return refuse(LOGIN_ERRORS.blocked);
-      const reservation = this.deps.engine.reserveGuess({ ip, mac });
-      if (!reservation.ok) return refuse(LOGIN_ERRORS.tooMany);
-      let outcome: 'failure' | 'success' | 'uncounted' = 'failure';
-      try {
-        const extend = queryText(request, 'extend', QUERY_MAX);
-        const openId = queryText(request, 'openId', QUERY_MAX);
-        const tid = queryText(request, 'tid', QUERY_MAX);
-        if (!EXTEND.test(extend) || !OPEN_ID.test(openId) || !TID.test(tid)) return refuse(LOGIN_ERRORS.authFailed);
-        const issued = this.issued.spend(extend, { ip, mac });
-        if (!issued) return refuse(LOGIN_ERRORS.authFailed);
-        if (issued.expiresAt <= this.deps.now()) return refuse(LOGIN_ERRORS.authFailed);
-        outcome = 'uncounted';
-        const admitted = await this.deps.engine.admitExternal({ ip, mac }, zone.zone, 'weixin', openId);
-        if (!admitted.ok) return refuse(admitted.error);
-        outcome = 'success';
-        return reply.send({ success: true });
-      } finally {
-        reservation.release(outcome);
-      }
-    });
+    portal.get('/weixin/auth', async (request, reply) =>
+      outsideReturn(this.deps, request, reply, {
+        kind: 'weixin',
+        ready: this.ready(this.deps.settings()),
+        signedIn: () => reply.send({ success: true }),
+        check: async ({ ip, mac, zone }, guess, refuse) => {
+          const extend = queryText(request, 'extend', QUERY_MAX);
+          const openId = queryText(request, 'openId', QUERY_MAX);
+          const tid = queryText(request, 'tid', QUERY_MAX);
+          if (!EXTEND.test(extend) || !OPEN_ID.test(openId) || !TID.test(tid)) return refuse(LOGIN_ERRORS.authFailed);
+          const issued = this.issued.spend(extend, { ip, mac });
+          if (!issued) return refuse(LOGIN_ERRORS.authFailed);
+          if (issued.expiresAt <= this.deps.now()) return refuse(LOGIN_ERRORS.authFailed);
+          guess.outcome = 'uncounted';
+          const admitted = await this.deps.engine.admitExternal({ ip, mac }, zone.zone, 'weixin', openId);
+          if (!admitted.ok) return refuse(admitted.error);
+          guess.outcome = 'success';
+          return reply.send({ success: true });
+        },
+      }),
+    );
   }
 }
 
