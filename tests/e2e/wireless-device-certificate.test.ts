@@ -1,4 +1,8 @@
-import { X509Certificate } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -6,6 +10,7 @@ import { adminWithPassword, launchBrowser, loginInBrowser, newPage, startDaemon,
 
 const PASSWORD = 'AdminPassw0rd';
 const SERIAL = '02aabbccdd42';
+const OWN_KEY_SERIAL = '02aabbccdd43';
 
 let daemon: RunningDaemon;
 let browser: Browser;
@@ -47,5 +52,30 @@ describe('a device certificate from the AP list', () => {
     expect(device.checkIssued(authority) && device.verify(authority.publicKey)).toBe(true);
     expect(device.checkPrivateKey((await import('node:crypto')).createPrivateKey(key.text))).toBe(true);
     await context.close();
+  });
+
+  test('a device that made its own key pastes its request: a wrong subject is shown on the field, the right one gives the certificate and the CA, no key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'portico-csr-'));
+    const request = (subject: string) =>
+      execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, 'key.pem'), '-subj', subject], { encoding: 'utf8' });
+    const { context, page } = await newPage(browser);
+    await loginInBrowser(page, daemon.url, 'admin', PASSWORD);
+    await page.waitForURL('**/dashboard');
+    await page.goto(`${daemon.url}/wirelessmanage/aplist`);
+    await page.getByTestId('device-certificate').click();
+    await page.getByTestId('certificate-serial').fill(OWN_KEY_SERIAL);
+    await page.getByTestId('certificate-csr').fill(request('/CN=02aabbccdd99'));
+    await page.getByTestId('certificate-issue').click();
+    await expect.poll(() => page.getByTestId('certificate-csr').getAttribute('aria-invalid')).toBe('true');
+    await page.getByTestId('certificate-csr').fill(request(`/CN=${OWN_KEY_SERIAL}`));
+    await page.getByTestId('certificate-issue').click();
+    await page.getByTestId('certificate-files').waitFor();
+    await expect(page.getByTestId('certificate-key').count()).resolves.toBe(0);
+    const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId('certificate-cert').click()]);
+    const device = new X509Certificate(await readFile((await file.path())!, 'utf8'));
+    expect(device.subject).toBe(`CN=${OWN_KEY_SERIAL}`);
+    expect(device.checkPrivateKey(createPrivateKey(readFileSync(join(dir, 'key.pem'), 'utf8')))).toBe(true);
+    await context.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -149,6 +150,40 @@ describe('the device listener over TLS WebSockets', () => {
     // Nor can a new certificate be issued for it until it is forgotten.
     expect(json(await post(h.app, admin, '/api/ac/devicecert', { serial: SERIAL_A })).success).toBe(false);
     agent.stop();
+  });
+
+  test('a device that makes its own key gets a certificate for its request, no key; bad requests are field errors', async () => {
+    const SERIAL_D = '02aabb000004';
+    const dir = join(files, 'csr');
+    mkdirSync(dir, { recursive: true });
+    const request = (name: string, subject: string, key: string[]) =>
+      execFileSync('openssl', ['req', '-new', '-newkey', ...key, '-nodes', '-keyout', join(dir, `${name}.key`), '-subj', subject], { encoding: 'utf8' });
+    const ec = ['ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
+    const csr = request('d', `/CN=${SERIAL_D}`, ec);
+    const answer = json(await post(h.app, admin, '/api/ac/devicecert', { serial: SERIAL_D, csr }));
+    expect(answer.success, JSON.stringify(answer)).toBe(true);
+    expect(answer.data.key).toBeUndefined();
+    const tls = { cert: join(dir, 'd.pem'), key: join(dir, 'd.key'), ca: join(dir, 'ca.pem') };
+    writeFileSync(tls.cert, answer.data.certificate);
+    writeFileSync(tls.ca, answer.data.ca);
+    // The certificate carries the request's key: the device connects with its own key.
+    const device = await rawDevice(tls);
+    device.ws.send(rpcNotification('connect', { serial: SERIAL_D, uuid: 0, firmware: 'x', capabilities: { platform: 'ap', model: 'PX-1' } }));
+    await vi.waitFor(async () => expect((await api('ac/apbind')).data.items.map((r: { serial: string }) => r.serial)).toContain(SERIAL_D), CONDITION_WAIT);
+    device.ws.close();
+
+    const refused = async (serial: string, body: string) => json(await post(h.app, admin, '/api/ac/devicecert', { serial, csr: body })).errors?.csr;
+    expect(await refused(SERIAL_D, request('other', `/CN=${SERIAL_C}`, ec))).toBe('validation.wireless.csr.subject');
+    expect(await refused(SERIAL_D, request('extra', `/CN=${SERIAL_D}/O=Evil`, ec))).toBe('validation.wireless.csr.subject');
+    expect(await refused(SERIAL_D, request('weak', `/CN=${SERIAL_D}`, ['rsa:1024']))).toBe('validation.wireless.csr.key');
+    expect(await refused(SERIAL_D, 'not a request')).toBe('validation.wireless.csr.format');
+    expect(await refused(SERIAL_D, `${csr}\n-----BEGIN CERTIFICATE REQUEST-----\n${csr}`)).toBe('validation.wireless.csr.format');
+    // One character of the signed body changed: the self-signature no longer verifies.
+    const lines = csr.trim().split('\n');
+    const at = 2;
+    const line = lines[at]!;
+    lines[at] = line.slice(0, 10) + (line[10] === 'A' ? 'B' : 'A') + line.slice(11);
+    expect(['validation.wireless.csr.signature', 'validation.wireless.csr.format']).toContain(await refused(SERIAL_D, `${lines.join('\n')}\n`));
   });
 
   test('a certificate for one serial cannot speak for another', async () => {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Badge, Button, Checkbox, Group, Modal, SegmentedControl, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Checkbox, Group, Modal, SegmentedControl, Select, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { DEVICE_HEALTH_NORMAL_MIN, DEVICE_STATUSES, deviceSerialField, type DeviceCommand, type DeviceKind, type DeviceList, type DeviceRow, type DeviceStatus } from '@portico/schema';
 import { showErrorNotice, showSuccessNotice } from '../../shell/notice.js';
@@ -257,20 +257,29 @@ function downloadText(name: string, text: string): void {
 /**
  * A device certificate for an AP: the gateway makes the key and the certificate (subject = the
  * serial) and answers them once with its device CA; the three files are what the AP's agent is
- * installed with (apps/ap-agent/README.md). Nothing is kept here once the dialog closes.
+ * installed with (apps/ap-agent/README.md). A device that makes its own key pastes its request
+ * instead and gets the certificate and the CA only. Nothing is kept here once the dialog closes.
  */
 function CertificateDialog(props: { serial: string | null; onClose: () => void }) {
   const { t } = useTranslation();
   const [serial, setSerial] = useState('');
+  const [csr, setCsr] = useState('');
+  const [csrError, setCsrError] = useState<string | undefined>();
   const [bundle, setBundle] = useState<DeviceCertificateBundle | null>(null);
   useEffect(() => {
     setSerial(props.serial ?? '');
+    setCsr('');
+    setCsrError(undefined);
     setBundle(null);
   }, [props.serial]);
   const valid = deviceSerialField().safeParse(serial.trim().toLowerCase()).success;
   async function issue() {
-    const reply = await issueDeviceCertificate(serial.trim().toLowerCase()).catch(() => null);
-    if (reply?.success && reply.data) setBundle(reply.data);
+    setCsrError(undefined);
+    const reply = await issueDeviceCertificate(serial.trim().toLowerCase(), csr.trim() || undefined).catch(() => null);
+    if (reply?.success && reply.data) return setBundle(reply.data);
+    const fieldError = reply && !reply.success ? reply.errors?.csr : undefined;
+    if (fieldError) setCsrError(t(fieldError));
+    else showErrorNotice(t('wireless.certificate.failed'));
   }
   return (
     <Modal opened={props.serial !== null} onClose={props.onClose} title={t('wireless.certificate.title')}>
@@ -285,11 +294,27 @@ function CertificateDialog(props: { serial: string | null; onClose: () => void }
           onChange={(e) => setSerial(e.currentTarget.value)}
           data-testid="certificate-serial"
         />
+        <Textarea
+          label={t('wireless.certificate.csr')}
+          description={t('wireless.certificate.csrHint')}
+          value={csr}
+          autosize
+          minRows={2}
+          maxRows={8}
+          maxLength={8192}
+          disabled={bundle !== null}
+          error={csrError}
+          onChange={(e) => setCsr(e.currentTarget.value)}
+          styles={{ input: { fontFamily: 'monospace', fontSize: 12 } }}
+          data-testid="certificate-csr"
+        />
         {bundle ? (
           <Group data-testid="certificate-files">
-            <Button variant="light" onClick={() => downloadText('key.pem', bundle.key)} data-testid="certificate-key">
-              {t('wireless.certificate.key')}
-            </Button>
+            {bundle.key !== undefined && (
+              <Button variant="light" onClick={() => downloadText('key.pem', bundle.key!)} data-testid="certificate-key">
+                {t('wireless.certificate.key')}
+              </Button>
+            )}
             <Button variant="light" onClick={() => downloadText('cert.pem', bundle.certificate)} data-testid="certificate-cert">
               {t('wireless.certificate.certificate')}
             </Button>

@@ -30,17 +30,20 @@ export function deviceCommand(
   return apiPost<DeviceCommandResult>(DEVICE_COMMAND_PATH[kind], { action, serials: [...serials], ...extra });
 }
 
-/** What /ac/devicecert answers: the AP's new key, its certificate and the device CA, in PEM. */
+/**
+ * What /ac/devicecert answers: the AP's new key (none when the device sent its own request),
+ * its certificate and the device CA, in PEM.
+ */
 export interface DeviceCertificateBundle {
   serial: string;
-  key: string;
+  key?: string;
   certificate: string;
   ca: string;
 }
 
-/** Issues a device certificate for a serial; the key is in this answer only. */
-export function issueDeviceCertificate(serial: string): Promise<ApiReply<DeviceCertificateBundle>> {
-  return apiPost<DeviceCertificateBundle>('ac/devicecert', { serial });
+/** Issues a device certificate for a serial (the key is in this answer only), or signs the device's request. */
+export function issueDeviceCertificate(serial: string, csr?: string): Promise<ApiReply<DeviceCertificateBundle>> {
+  return apiPost<DeviceCertificateBundle>('ac/devicecert', { serial, ...(csr ? { csr } : {}) });
 }
 
 /** A bit rate as the station table shows it: Mbit/s with one decimal. */

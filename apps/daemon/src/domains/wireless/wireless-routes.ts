@@ -18,6 +18,7 @@ import {
 } from '@portico/schema';
 import { failure, success } from '../../plugins/api-envelope.js';
 import type { WirelessService } from './wireless-service.js';
+import { checkDeviceCsr, DEVICE_CSR_MAX } from './controller/wireless-device-pki.js';
 import { FIRMWARE_MAX_BYTES, FirmwareRefused } from './wireless-firmware.js';
 
 /** Menu pages (ACL modules) of the wireless routes. */
@@ -26,6 +27,7 @@ export const WIRELESS_PAGES = ['wirelessstatus', 'aplist', 'wifiplaning', 'topol
 const PLANNING_MSG = { planningRunning: 'msg.planningRunning', noPlan: 'msg.planningNoPlan', saveFailed: 'msg.saveFailed' } as const;
 
 const serialQuery = z.object({ serial: deviceSerialField() });
+const deviceCertBody = serialQuery.extend({ csr: z.string().max(DEVICE_CSR_MAX, { error: 'validation.wireless.csr.format' }).optional() });
 const kindQuery = z.object({ kind: z.enum(['ap', 'cpe'], { error: 'validation.option' }).default('ap') });
 const planningBody = z.object({ action: z.enum(PLANNING_ACTIONS, { error: 'validation.option' }) });
 const channelsBody = z.object({
@@ -83,12 +85,18 @@ export function registerWirelessRoutes(app: FastifyInstance, service: WirelessSe
   app.post('/api/ac/cpecmd', write('cpelist', 'The same commands on CPEs'), command('cpe'));
 
   // The device certificate an AP's agent is installed with (key, certificate, device CA). The
-  // key is made here and leaves once, in this answer; it is not kept.
-  app.post('/api/ac/devicecert', write('aplist', 'Issue a device certificate (key, certificate, CA) for an AP or CPE serial'), async (request, reply) => {
-    const body = serialQuery.safeParse(request.body ?? {});
+  // key is made here and leaves once, in this answer; it is not kept. A device that makes its
+  // own key sends a certificate request instead, and gets no key back.
+  app.post('/api/ac/devicecert', write('aplist', 'Issue a device certificate (key, certificate, CA) for an AP or CPE serial, or sign its request'), async (request, reply) => {
+    const body = deviceCertBody.safeParse(request.body ?? {});
     if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
+    const { serial, csr } = body.data;
+    if (csr) {
+      const problem = await checkDeviceCsr(serial, csr);
+      if (problem) return failure(MSG.invalid, { csr: `validation.wireless.csr.${problem}` });
+    }
     try {
-      const bundle = await service.issueDeviceCertificate(body.data.serial);
+      const bundle = csr ? await service.signDeviceRequest(serial, csr) : await service.issueDeviceCertificate(serial);
       void reply.header('cache-control', 'no-store');
       return success(bundle);
     } catch (error) {

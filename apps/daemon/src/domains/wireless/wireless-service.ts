@@ -713,6 +713,14 @@ export class WirelessService implements RuntimeService {
     return { serial, key: issued.key, certificate: issued.certificate, ca: authority.toString() };
   }
 
+  /** The certificate of a device's own request, with the device CA: no key in the answer. */
+  async signDeviceRequest(serial: string, csr: string): Promise<Omit<DeviceCertificateBundle, 'key'>> {
+    if (this.store.get(serial)?.status === 'revoked') throw new WirelessPkiError('revoked');
+    const authority = await this.pki.ensureAuthority();
+    const certificate = await this.pki.signDevice(serial, csr);
+    return { serial, certificate, ca: authority.toString() };
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     await this.listening;

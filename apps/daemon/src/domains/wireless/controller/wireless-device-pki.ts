@@ -1,8 +1,11 @@
-import { randomBytes, X509Certificate } from 'node:crypto';
+// @peculiar/x509 resolves its algorithms through tsyringe, which needs the Reflect metadata API.
+import 'reflect-metadata';
+import { randomBytes, webcrypto, X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
+import * as x509 from '@peculiar/x509';
 import { SERIAL_PATTERN } from '@portico/schema';
 import type { CommandRunner } from '../../../engine/command-runner.js';
 
@@ -44,6 +47,40 @@ function opensslConfig(altNames: readonly string[]): string {
     ...(altNames.length > 0 ? [`subjectAltName = ${altNames.join(',')}`] : []),
     '',
   ].join('\n');
+}
+
+x509.cryptoProvider.set(webcrypto as Crypto);
+
+/** The longest certificate request accepted (an RSA-4096 request is under 2 KB in PEM). */
+export const DEVICE_CSR_MAX = 8192;
+const CSR_PEM = /^-----BEGIN CERTIFICATE REQUEST-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE REQUEST-----\r?\n?$/;
+
+/**
+ * Why a device's certificate request is refused: not one PEM request, its self-signature does
+ * not verify, its subject is not exactly CN=<serial>, or its key is weak.
+ */
+export type DeviceCsrProblem = 'format' | 'signature' | 'subject' | 'key';
+
+/** Checks a device's PKCS #10 request (OpenWiFi devices make their key and send a request). */
+export async function checkDeviceCsr(serial: string, pem: string): Promise<DeviceCsrProblem | null> {
+  if (pem.length > DEVICE_CSR_MAX || !CSR_PEM.test(pem.trim() + '\n')) return 'format';
+  let request: x509.Pkcs10CertificateRequest;
+  try {
+    request = new x509.Pkcs10CertificateRequest(pem.trim());
+  } catch {
+    return 'format';
+  }
+  try {
+    if (!(await request.verify())) return 'signature';
+  } catch {
+    return 'signature';
+  }
+  if (request.subject !== `CN=${serial}`) return 'subject';
+  const algorithm = request.publicKey.algorithm as { name: string; namedCurve?: string; modulusLength?: number };
+  const strong =
+    (algorithm.name === 'ECDSA' && ['P-256', 'P-384'].includes(algorithm.namedCurve ?? '')) ||
+    (algorithm.name.startsWith('RSA') && (algorithm.modulusLength ?? 0) >= 2048);
+  return strong ? null : 'key';
 }
 
 export class WirelessPkiError extends Error {
@@ -119,6 +156,24 @@ export class WirelessDevicePki {
   async issueDevice(serial: string): Promise<IssuedCertificate> {
     if (!SERIAL_PATTERN.test(serial)) throw new WirelessPkiError('a device serial is 12 lower-case hex digits');
     return this.issue(`/CN=${serial}`, 'device_ext', []);
+  }
+
+  /**
+   * A client certificate for a device that made its own key: its request (checked by
+   * checkDeviceCsr first) signed with the device extensions; the key never leaves the device.
+   */
+  async signDevice(serial: string, csrPem: string): Promise<string> {
+    if (!SERIAL_PATTERN.test(serial)) throw new WirelessPkiError('a device serial is 12 lower-case hex digits');
+    const problem = await checkDeviceCsr(serial, csrPem);
+    if (problem) throw new WirelessPkiError(`csr.${problem}`);
+    return this.inWorkDir(async (work) => {
+      const csrFile = join(work, 'device.csr');
+      await writeFile(csrFile, `${csrPem.trim()}\n`, { mode: 0o600 });
+      return this.runOpenssl([
+        'x509', '-req', '-in', csrFile, '-CA', this.caCertFile, '-CAkey', this.caKeyFile, '-set_serial', certificateSerial(),
+        '-days', String(LEAF_DAYS), '-sha256', '-extfile', join(work, 'openssl.cnf'), '-extensions', 'device_ext',
+      ]);
+    });
   }
 
   /**
