@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { apGroup, apMacFilter, rpcNotification, wirelessSsid } from '@portico/schema';
 import { adminClient, CONDITION_WAIT, get, json, post, startDaemon, tempDir, writeConfirmed, type Client, type Harness } from './daemon-harness.js';
 import { wirelessServiceOf } from '../src/domains/wireless/wireless-module.js';
-import type { WirelessService } from '../src/domains/wireless/wireless-service.js';
+import { deviceBase, type WirelessService } from '../src/domains/wireless/wireless-service.js';
 import { WirelessDevicePki } from '../src/domains/wireless/controller/wireless-device-pki.js';
 import { runCommand } from '../src/engine/command-runner.js';
 // The AP agent with its real transport; its radios recorded instead of driven.
@@ -114,6 +114,9 @@ describe('the device listener over TLS WebSockets', () => {
 
     await vi.waitFor(async () => expect((await api('ac/apbind')).data.items.map((r: { serial: string }) => r.serial)).toEqual([SERIAL_A]), CONDITION_WAIT);
     expect(driver.applied).toHaveLength(0);
+    // The address the AP reached the controller on: where its firmware links point.
+    expect(service.controller.live(SERIAL_A)?.gatewayAddress).toBe('127.0.0.1');
+    expect(deviceBase('https://router.example:8443', service.controller.live(SERIAL_A)?.gatewayAddress)).toBe('https://127.0.0.1:8443');
 
     expect(json(await post(h.app, admin, '/api/ac/apcmd', { action: 'adopt', serials: [SERIAL_A], group })).data.done).toEqual([SERIAL_A]);
     await vi.waitFor(() => expect(driver.applied).toHaveLength(1), CONDITION_WAIT);

@@ -97,3 +97,15 @@ describe('AP firmware: trusted keys, signed images, waves', () => {
     expect(await firmware({ action: 'delkey', id: keys[0].id })).toMatchObject({ success: true });
   });
 });
+
+describe('firmware links', () => {
+  test('a device fetches on the address it reached the controller on, with the console\'s scheme and port', async () => {
+    const { deviceBase } = await import('../src/domains/wireless/wireless-service.js');
+    expect(deviceBase('http://192.168.1.1', '10.0.5.1')).toBe('http://10.0.5.1');
+    expect(deviceBase('https://gw.example.com:8443', '192.168.1.1')).toBe('https://192.168.1.1:8443');
+    expect(deviceBase('http://192.168.1.1:8080', 'fd00::1')).toBe('http://[fd00::1]:8080');
+    // Not known, or not an address: the console's own base.
+    expect(deviceBase('http://192.168.1.1:8080', null)).toBe('http://192.168.1.1:8080');
+    expect(deviceBase('http://192.168.1.1:8080', 'evil.example/x')).toBe('http://192.168.1.1:8080');
+  });
+});

@@ -8,6 +8,8 @@
 export interface UcentralLink {
   readonly peerSerial: string;
   readonly remoteAddress: string;
+  /** The address the other side reached this one on, when the transport knows it (the controller's end of a TLS link). */
+  readonly localAddress?: string;
   send(text: string): void;
   close(code?: number, reason?: string): void;
   onMessage(handler: (text: string) => void): void;
@@ -79,7 +81,7 @@ export interface LinkSocket {
 }
 
 /** One WebSocket as a UcentralLink: text frames only; anything binary is a protocol error. */
-export function webSocketLink(ws: LinkSocket, peerSerial: string, remoteAddress: string): UcentralLink {
+export function webSocketLink(ws: LinkSocket, peerSerial: string, remoteAddress: string, localAddress?: string): UcentralLink {
   const messages: Array<(text: string) => void> = [];
   const closes: Array<(code: number, reason: string) => void> = [];
   let closed = false;
@@ -102,6 +104,7 @@ export function webSocketLink(ws: LinkSocket, peerSerial: string, remoteAddress:
   return {
     peerSerial,
     remoteAddress,
+    ...(localAddress ? { localAddress } : {}),
     send(text) {
       if (!closed && ws.readyState === ws.OPEN) ws.send(text);
     },

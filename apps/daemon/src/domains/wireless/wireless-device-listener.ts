@@ -51,6 +51,11 @@ export interface DeviceListener {
   close(): Promise<void>;
 }
 
+/** An IPv4 address as itself rather than IPv4-mapped IPv6 (a dual-stack listener sees those). */
+function unmapped(address: string | undefined): string | undefined {
+  return address?.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
 function addressOf(socket: { remoteAddress?: string; remotePort?: number }): string {
   const host = socket.remoteAddress ?? '';
   return host.includes(':') ? `[${host}]:${socket.remotePort ?? 0}` : `${host}:${socket.remotePort ?? 0}`;
@@ -103,7 +108,7 @@ export async function startDeviceListener(options: DeviceListenerOptions): Promi
       open.add(ws);
       ws.on('close', () => open.delete(ws));
       try {
-        options.onLink(webSocketLink(ws, check.serial, address));
+        options.onLink(webSocketLink(ws, check.serial, address, unmapped(tls.localAddress)));
       } catch (error) {
         options.onError?.(error);
         ws.terminate();

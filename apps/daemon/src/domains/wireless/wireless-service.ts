@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import {
   DEVICE_HEALTH_NORMAL_MIN,
   GATEWAY_NODE_ID,
@@ -572,8 +573,10 @@ export class WirelessService implements RuntimeService {
   }
 
   /**
-   * Upgrades the given APs to an image in waves (canary first). Devices fetch the image from
-   * `baseUrl` (the address the console reached the gateway on) through a link of their own.
+   * Upgrades the given APs to an image in waves (canary first). Each device fetches the image
+   * through a link of its own, on the address it reached the controller on, with the scheme
+   * and port of `baseUrl` (the console's, as the administrator reached it); a device whose
+   * address is not known gets `baseUrl` itself.
    */
   startRollout(imageId: string, serials: readonly string[], options: { canary: number; waves: number[] }, baseUrl: string): DeviceCommandResult {
     const image = this.firmware.image(imageId);
@@ -591,7 +594,7 @@ export class WirelessService implements RuntimeService {
     if (aps.length === 0) return { done: [], refused };
     const upgradeTo = (serial: string, target: { sha256: string; signature: string }) =>
       this.controller
-        .upgrade(serial, `${baseUrl}/api/ac/firmware/image/${target.sha256}?${this.firmware.linkToken(serial, target.sha256)}`, target.signature)
+        .upgrade(serial, `${deviceBase(baseUrl, this.controller.live(serial)?.gatewayAddress)}/api/ac/firmware/image/${target.sha256}?${this.firmware.linkToken(serial, target.sha256)}`, target.signature)
         .then(() => undefined);
     const previous = new Map(aps.map((ap) => [ap.id, ap.version]));
     const run = createFirmwareRollout(
@@ -733,4 +736,12 @@ export class WirelessService implements RuntimeService {
     this.planning.cancel();
     this.controller.stop();
   }
+}
+
+/** `baseUrl` with its host replaced by the gateway address a device reached it on. */
+export function deviceBase(baseUrl: string, gatewayAddress: string | null | undefined): string {
+  if (!gatewayAddress || isIP(gatewayAddress) === 0) return baseUrl;
+  const url = new URL(baseUrl);
+  url.hostname = isIP(gatewayAddress) === 6 ? `[${gatewayAddress}]` : gatewayAddress;
+  return url.origin;
 }

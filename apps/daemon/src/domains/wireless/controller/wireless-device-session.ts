@@ -43,6 +43,8 @@ export interface WirelessDeviceLive {
   online: boolean;
   adopted: boolean;
   address: string;
+  /** The gateway's address the device reached it on, when the transport knows it. */
+  gatewayAddress: string | null;
   firmware: string;
   /** Bands its radios can use (connect capabilities); empty when it did not say. */
   bands: readonly string[];
@@ -196,6 +198,7 @@ export class DeviceSession {
       online: !this.closed,
       adopted: this.adopted,
       address: this.link.remoteAddress,
+      gatewayAddress: this.link.localAddress ?? null,
       firmware: this.firmware,
       bands: this.bands,
       connectedAt: this.connectedAt,
