@@ -18,6 +18,7 @@ export const SPEEDTEST_MSG = {
   noWan: 'speedTest.msg.noWan',
   busy: 'speedTest.msg.busy',
   failed: 'speedTest.msg.failed',
+  simulated: 'speedTest.msg.simulated',
 } as const;
 
 export function speedTestSettingsOf(snapshot: ConfigSnapshot): SpeedTest {
@@ -54,6 +55,8 @@ export const speedtestModule = defineDomain({
   pages: ['speedtest'],
   register(app, ctx, deps: SpeedtestDeps | undefined) {
     const run = deps?.run ?? runCommand;
+    // The sim driver touches nothing of the host: no test leaves it unless a test's runner stands in.
+    const simulated = ctx.settings.driver === 'sim' && !deps?.run;
     const results: SpeedTestResult[] = [];
     let running: Running | null = null;
     let lastError: { msg: string; detail: string } | null = null;
@@ -77,6 +80,7 @@ export const speedtestModule = defineDomain({
     app.post('/api/security/speedtest', { config: { policy: { module: MODULE, effect: 'write' }, doc: { summary: 'action start: measure a WAN', body: startBody } } }, async (request) => {
       const body = startBody.safeParse(request.body ?? {});
       if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
+      if (simulated) return failure(SPEEDTEST_MSG.simulated);
       if (running) return failure(SPEEDTEST_MSG.busy);
       const snapshot = ctx.config.journal.capture();
       const settings = speedTestSettingsOf(snapshot);
