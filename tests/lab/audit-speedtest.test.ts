@@ -85,7 +85,7 @@ describe('behaviour audit', () => {
       const flows = (daemon.http('GET', `/api/sysconf/audit/flows?client=${CLIENT}`).json?.data?.items ?? []) as Array<{ server: string; port: number; proto: string }>;
       return flows.some((f) => f.server === SERVER_ADDRESS && f.port === 80 && f.proto === 'tcp');
     }, 10);
-    const csv = daemon.http('GET', `/api/sysconf/audit/urlexport?client=${CLIENT}`).text;
+    const csv = daemon.http('POST', '/api/sysconf/audit/urlexport', { action: 'download', client: CLIENT }).text;
     expect(csv).toContain(`${CLIENT},${SERVER_ADDRESS},80,http,audit.example.test,/lab-path?x=1`);
   }, 90_000);
 });

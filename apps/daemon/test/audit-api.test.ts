@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { adminClient, get, json, post, startDaemon, tempDir, type Client, type Harness } from './daemon-harness.js';
-import { recorderFor, type DiskSpace } from '../src/domains/audit/audit-recorder.js';
+import { activeRecorders, type DiskSpace } from '../src/domains/audit/audit-recorder.js';
 import type { AuditDeps } from '../src/domains/audit/audit-module.js';
 
 /*
@@ -59,7 +59,7 @@ describe('settings', () => {
 
 describe('records', () => {
   test('search by client, time and text; pages; CSV exports escape hostile records', async () => {
-    const recorder = recorderFor(usb);
+    const recorder = activeRecorders().of(usb);
     const now = h.clock.ms;
     for (let i = 0; i < 30; i++) {
       recorder.addUrl({ ts: now - i * 60_000, client: '192.168.11.50', server: '192.0.2.80', port: 80, kind: 'http', host: `site${i % 3}.test`, path: `/p${i}` });
@@ -88,18 +88,18 @@ describe('records', () => {
 
     expect(await read('/api/sysconf/audit/urls?client=<script>')).toMatchObject({ success: false, errors: { client: 'validation.ipv4' } });
 
-    const csv = await get(h.app, admin, url('/api/sysconf/audit/urlexport?client=192.168.11.70'));
+    const csv = await post(h.app, admin, '/api/sysconf/audit/urlexport', { action: 'download', client: '192.168.11.70' });
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
     expect(csv.headers['content-disposition']).toBe('attachment; filename="audit-urls.csv"');
     const lines = csv.body.replace(/^\uFEFF/, '').trim().split('\r\n');
     expect(lines[0]).toBe('time,client,server,port,kind,host,path');
     expect(lines[1]).toBe(`${new Date(now - 500).toISOString()},192.168.11.70,192.0.2.82,80,http,evil.test,"/=HYPERLINK(""x""),1"`);
-    const ip = await get(h.app, admin, url('/api/sysconf/audit/ipexport'));
+    const ip = await post(h.app, admin, '/api/sysconf/audit/ipexport', { action: 'download' });
     expect(ip.body.replace(/^\uFEFF/, '').trim().split('\r\n')).toHaveLength(3);
   });
 
   test('retention: by the disk size, then the oldest day above 80 % use, nothing on a disk of 500 MB', async () => {
-    const recorder = recorderFor(usb);
+    const recorder = activeRecorders().of(usb);
     const now = h.clock.ms;
     // 1 GB keeps 6 days.
     recorder.addUrl({ ts: now - 7 * DAY, client: '192.168.11.90', server: '192.0.2.80', port: 80, kind: 'http', host: 'expired.test', path: '/' });

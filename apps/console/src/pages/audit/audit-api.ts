@@ -1,4 +1,10 @@
+import { CSRF_HEADER } from '@portico/schema';
 import { apiUrl, type QueryParams } from '../../api/api-client.js';
+import { i18n, translateMessage } from '../../i18n/console-i18n.js';
+import { redirectToLogin } from '../../routes/navigation.js';
+import { showErrorNotice } from '../../shell/notice.js';
+import { useLoadingStore } from '../../state/loading-store.js';
+import { useSessionStore } from '../../state/session-store.js';
 
 /** The daemon's behaviour audit routes (apps/daemon/src/domains/audit/audit-routes.ts). */
 export const AUDIT_PATHS = {
@@ -31,16 +37,44 @@ export interface AuditDiskRow {
 }
 
 /**
- * Downloads an export: the browser fetches the CSV itself with the session cookie, so a large
- * export streams to the file instead of passing through the page.
+ * Downloads an export: a POST (action download) with the search; the daemon answers the CSV
+ * itself, or a JSON failure whose message is shown.
  */
-export function downloadExport(path: string, params: QueryParams): void {
-  const link = document.createElement('a');
-  link.href = apiUrl(path, params);
-  link.download = '';
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
+export async function downloadExport(path: string, params: QueryParams, name: string): Promise<boolean> {
+  const { csrf } = useSessionStore.getState();
+  const headers = new Headers({ 'content-type': 'application/json' });
+  if (csrf) headers.set(CSRF_HEADER, csrf);
+  const body = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined && value !== ''));
+  const loading = useLoadingStore.getState();
+  loading.begin();
+  let response: Response;
+  try {
+    response = await fetch(apiUrl(path), { method: 'POST', credentials: 'same-origin', headers, body: JSON.stringify({ ...body, action: 'download' }) });
+    if (response.status === 401) {
+      redirectToLogin();
+      return false;
+    }
+    if (!response.ok || !(response.headers.get('content-type') ?? '').startsWith('text/csv')) {
+      const reply = (await response.json().catch(() => null)) as { msg?: string } | null;
+      showErrorNotice(reply?.msg ? translateMessage(reply.msg) : i18n.t('common.requestFailed'));
+      return false;
+    }
+    const url = URL.createObjectURL(await response.blob());
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = name;
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    // The click has handed the blob to the browser's download by the next task.
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+    return true;
+  } catch {
+    showErrorNotice(i18n.t('common.requestFailed'));
+    return false;
+  } finally {
+    loading.end();
+  }
 }
 
 /** `datetime-local` input text of an instant, in the browser's time zone. */

@@ -91,7 +91,7 @@ export function AuditSearch(props: { table: 'urls' | 'flows'; testId: string }) 
         <Button onClick={search} data-testid="audit-search">
           {t('behaviourAudit.search.search')}
         </Button>
-        <Button variant="default" onClick={() => downloadExport(props.table === 'urls' ? AUDIT_PATHS.urlExport : AUDIT_PATHS.ipExport, asked)} data-testid="audit-export">
+        <Button variant="default" onClick={() => void downloadExport(props.table === 'urls' ? AUDIT_PATHS.urlExport : AUDIT_PATHS.ipExport, asked, props.table === 'urls' ? 'audit-urls.csv' : 'audit-flows.csv')} data-testid="audit-export">
           {t('behaviourAudit.search.export')}
         </Button>
       </Group>

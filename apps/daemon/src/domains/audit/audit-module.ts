@@ -6,7 +6,7 @@ import { failure } from '../../plugins/api-envelope.js';
 import { RULESET_PARTS } from '../network/network-public.js';
 import { AuditCapture } from './audit-capture.js';
 import { systemDisks, type DiskLister } from './audit-disks.js';
-import { closeRecorders, recorderFor, retentionDays, setAuditRuntime, statfsProbe, type DiskProbe } from './audit-recorder.js';
+import { activeRecorders, AuditRecorders, retentionDays, setActiveRecorders, statfsProbe, type DiskProbe } from './audit-recorder.js';
 import { AUDIT_MSG, registerAuditRoutes } from './audit-routes.js';
 import { auditContributor, auditSettingsOf } from './audit-ruleset.js';
 
@@ -61,7 +61,7 @@ function auditLinuxActivation(env: DriverEnv): TargetActivation {
         await stop();
         const control = readControl(file.content);
         if (!control?.enabled || (!control.urls && !control.flows)) return;
-        capture = new AuditCapture(recorderFor(control.disk), control, Date.now, env.spawnPrefix, env.report ?? (() => undefined));
+        capture = new AuditCapture(activeRecorders().of(control.disk), control, Date.now, env.spawnPrefix, env.report ?? (() => undefined));
         capture.start();
       },
     },
@@ -105,18 +105,19 @@ export const auditModule = defineDomain({
   }),
   register(app, ctx, deps: AuditDeps | undefined) {
     const probe = deps?.probe ?? statfsProbe;
-    setAuditRuntime({ stateDir: ctx.settings.stateDir, now: ctx.now, probe, report: (error) => app.log.warn({ err: error }, 'behaviour audit') });
+    const recorders = new AuditRecorders({ stateDir: ctx.settings.stateDir, now: ctx.now, probe, report: (error) => app.log.warn({ err: error }, 'behaviour audit') });
+    setActiveRecorders(recorders);
     const disks = deps?.disks ?? systemDisks(ctx.settings.stateDir, probe);
     listers.set(ctx, disks);
-    registerAuditRoutes(app, ctx, disks);
+    registerAuditRoutes(app, ctx, disks, recorders);
     // Retention also runs when nothing is recorded (spec §9).
-    const timer = setInterval(() => void recorderFor(auditSettingsOf(ctx.config.journal.capture()).disk).maintain(), 10 * 60_000);
+    const timer = setInterval(() => void recorders.of(auditSettingsOf(ctx.config.journal.capture()).disk).maintain(), 10 * 60_000);
     timer.unref();
     return {
       async stop() {
         clearInterval(timer);
-        closeRecorders();
-        setAuditRuntime(null);
+        recorders.close();
+        setActiveRecorders(null, recorders);
       },
     };
   },

@@ -156,30 +156,41 @@ export interface AuditRuntime {
   report: (error: unknown) => void;
 }
 
-let runtime: AuditRuntime | null = null;
-const recorders = new Map<string, AuditRecorder>();
+/** The recorders of one daemon, one per disk: the capture writes through it, the routes read its store. */
+export class AuditRecorders {
+  private readonly recorders = new Map<string, AuditRecorder>();
 
-export function setAuditRuntime(value: AuditRuntime | null): void {
-  runtime = value;
+  constructor(private readonly runtime: AuditRuntime) {}
+
+  /** The recorder of a disk; the device's own storage when `disk` is ''. */
+  of(disk: string): AuditRecorder {
+    const file = auditFileOf(this.runtime.stateDir, disk);
+    let recorder = this.recorders.get(file);
+    if (!recorder) {
+      const { stateDir, now, probe, report } = this.runtime;
+      recorder = new AuditRecorder(new AuditStore(file), disk === '' ? stateDir : disk, now, probe, report);
+      this.recorders.set(file, recorder);
+    }
+    return recorder;
+  }
+
+  close(): void {
+    for (const recorder of this.recorders.values()) recorder.close();
+    this.recorders.clear();
+  }
 }
 
 /**
- * The one recorder of a disk (the capture writes through it, the routes read its store); the
- * records of the device's own storage when `disk` is ''.
+ * The recorders of the daemon that runs the device's activation (one daemon per device; tests
+ * that build several apps in one process never activate on linux).
  */
-export function recorderFor(disk: string): AuditRecorder {
-  if (!runtime) throw new Error('the audit module has not started');
-  const file = auditFileOf(runtime.stateDir, disk);
-  let recorder = recorders.get(file);
-  if (!recorder) {
-    recorder = new AuditRecorder(new AuditStore(file), disk === '' ? runtime.stateDir : disk, runtime.now, runtime.probe, runtime.report);
-    recorders.set(file, recorder);
-  }
-  return recorder;
+let active: AuditRecorders | null = null;
+
+export function setActiveRecorders(recorders: AuditRecorders | null, only?: AuditRecorders): void {
+  if (only === undefined || active === only) active = recorders;
 }
 
-/** Closes every store (the daemon stops). */
-export function closeRecorders(): void {
-  for (const recorder of recorders.values()) recorder.close();
-  recorders.clear();
+export function activeRecorders(): AuditRecorders {
+  if (!active) throw new Error('the audit module has not started');
+  return active;
 }

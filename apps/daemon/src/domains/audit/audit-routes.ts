@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { failure, success } from '../../plugins/api-envelope.js';
 import type { DiskLister } from './audit-disks.js';
-import { recorderFor } from './audit-recorder.js';
+import type { AuditRecorders } from './audit-recorder.js';
 import { auditSettingsOf } from './audit-ruleset.js';
 import type { AuditQuery, FlowRecord, UrlRecord } from './audit-store.js';
 
@@ -47,12 +47,16 @@ function stamp(ms: number): string {
  * - `sysconf/auditdisk`: the records' disk now (size, use, retention, counts); action `clean`
  *   removes every record;
  * - `sysconf/audit/urls`, `sysconf/audit/flows`: search by client, time and text, newest first;
- * - `sysconf/audit/urlexport`, `sysconf/audit/ipexport`: the same search as a CSV download.
+ * - `sysconf/audit/urlexport`, `sysconf/audit/ipexport` (POST, action `download`): the same
+ *   search as a CSV download.
  */
-export function registerAuditRoutes(app: FastifyInstance, ctx: AppContext, disks: DiskLister): void {
+export function registerAuditRoutes(app: FastifyInstance, ctx: AppContext, disks: DiskLister, recorders: AuditRecorders): void {
   const settings = () => auditSettingsOf(ctx.config.journal.capture());
-  const recorder = () => recorderFor(settings().disk);
+  const recorder = () => recorders.of(settings().disk);
   const readQuery = (query: unknown) => auditQuerySchema.safeParse(query ?? {});
+  // An export is a POST (action download) with the search in its body: a file, not an envelope.
+  const exportBody = auditQuerySchema.extend({ action: z.literal('download') });
+  const readExport = (body: unknown) => exportBody.safeParse(body ?? {});
 
   app.get('/api/sysconf/disk', { config: { policy: { module: MODULE, effect: 'read' }, doc: { summary: 'Disks the behaviour audit can keep its records on' } } }, async () =>
     success({ items: await disks() }),
@@ -123,8 +127,8 @@ export function registerAuditRoutes(app: FastifyInstance, ctx: AppContext, disks
     return { name, body: Readable.from(lines()) };
   }
 
-  app.get('/api/sysconf/audit/urlexport', { config: { policy: { module: MODULE, effect: 'read' }, doc: { summary: 'The URL search as CSV', querystring: auditQuerySchema } } }, async (request, reply) => {
-    const query = readQuery(request.query);
+  app.post('/api/sysconf/audit/urlexport', { config: { policy: { module: MODULE, effect: 'write', actionEffects: { download: 'read' } }, doc: { summary: 'action download: the URL search as CSV', body: auditQuerySchema } } }, async (request, reply) => {
+    const query = readExport(request.body);
     if (!query.success) return failure(MSG.invalid, fieldErrors(query.error));
     const rec = recorder();
     rec.flush();
@@ -134,8 +138,8 @@ export function registerAuditRoutes(app: FastifyInstance, ctx: AppContext, disks
     return reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${file.name}"`).header('cache-control', 'no-store').send(file.body);
   });
 
-  app.get('/api/sysconf/audit/ipexport', { config: { policy: { module: MODULE, effect: 'read' }, doc: { summary: 'The IP flow search as CSV', querystring: auditQuerySchema } } }, async (request, reply) => {
-    const query = readQuery(request.query);
+  app.post('/api/sysconf/audit/ipexport', { config: { policy: { module: MODULE, effect: 'write', actionEffects: { download: 'read' } }, doc: { summary: 'action download: the IP flow search as CSV', body: auditQuerySchema } } }, async (request, reply) => {
+    const query = readExport(request.body);
     if (!query.success) return failure(MSG.invalid, fieldErrors(query.error));
     const rec = recorder();
     rec.flush();
