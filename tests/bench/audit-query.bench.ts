@@ -22,10 +22,12 @@ const work = mkdtempSync(join(tmpdir(), 'portico-bench-audit-query-'));
 try {
   const file = join(work, 'audit.db');
   new AuditStore(file).close();
-  // Rows made inside SQLite, in time order as a device appends them: fast, and the indexes
-  // grow as they do in use.
+  // Rows made inside SQLite, in time order as a device appends them; the indexes are built
+  // once at the end (the store makes them again when it opens), which is the same index in
+  // far less time than 10 million single insertions into it.
   const db = new Database(file);
   db.pragma('synchronous = OFF');
+  db.exec('DROP INDEX url_client_ts; DROP INDEX url_ts;');
   const started = Date.now();
   const step = (DAYS * DAY) / RECORDS;
   const BATCH = 1_000_000;
@@ -40,9 +42,9 @@ try {
     ).run(first, first + count - 1, END - DAYS * DAY, step, FIRST_CLIENT + 2, CLIENTS);
   }
   db.close();
+  const store = new AuditStore(file);
   const fill_s = (Date.now() - started) / 1000;
 
-  const store = new AuditStore(file);
   const times: number[] = [];
   let rows = 0;
   let total = 0;
