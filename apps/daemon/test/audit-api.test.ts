@@ -134,3 +134,34 @@ describe('records', () => {
     expect((await read(`/api/sysconf/audit/urls?from=0&to=${h.clock.ms + DAY}`)).data.total).toBe(0);
   });
 });
+
+describe('retention and disks, as rules', () => {
+  test('3 days per 500 MB, from 3 days to six months; nothing at 500 MB', async () => {
+    const { retentionDays } = await import('../src/domains/audit/audit-recorder.js');
+    expect(retentionDays(500 * MB)).toBeNull();
+    expect(retentionDays(501 * MB)).toBe(3);
+    expect(retentionDays(1024 * MB)).toBe(6);
+    expect(retentionDays(16 * 1024 * MB)).toBe(98);
+    expect(retentionDays(1024 * 1024 * MB)).toBe(183);
+  });
+
+  test('the disks offered: block devices mounted under /mnt or /media, no odd path', async () => {
+    const { diskMounts } = await import('../src/domains/audit/audit-disks.js');
+    const mounts = [
+      '/dev/vda1 / ext4 rw 0 0',
+      '/dev/sda1 /mnt/usb1 ext4 rw 0 0',
+      '/dev/sdb1 /media/disk\\040two vfat rw 0 0',
+      'tmpfs /mnt/tmp tmpfs rw 0 0',
+      '/dev/sdc1 /media/backup ext4 rw 0 0',
+    ].join('\n');
+    expect(diskMounts(mounts)).toEqual(['/mnt/usb1', '/media/backup']);
+  });
+
+  test('a CSV cell never starts a formula and keeps its quotes and separators inside', async () => {
+    const { csvCell } = await import('../src/domains/audit/audit-routes.js');
+    expect(csvCell('=1+1')).toBe("'=1+1");
+    expect(csvCell('@SUM(A1)')).toBe("'@SUM(A1)");
+    expect(csvCell('a,"b"')).toBe('"a,""b"""');
+    expect(csvCell(80)).toBe('80');
+  });
+});

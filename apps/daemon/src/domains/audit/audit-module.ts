@@ -95,6 +95,8 @@ export const auditModule = defineDomain({
         async checkWrite(change) {
           const record = change.record as { enabled?: boolean; disk?: string };
           if (!record.enabled) return undefined;
+          // Nothing would record there: the switch is refused rather than saved to no effect.
+          if (ctx.settings.driver === 'openwrt') return failure(AUDIT_MSG.unsupported);
           const disk = (await listerOf(ctx)()).find((d) => d.path === (record.disk ?? ''));
           if (!disk) return failure(AUDIT_MSG.diskMissing, { disk: AUDIT_MSG.diskMissing });
           if (retentionDays(disk.total) === null) return failure(AUDIT_MSG.diskTooSmall, { disk: AUDIT_MSG.diskTooSmall });

@@ -18,13 +18,14 @@ export const AUDIT_MSG = {
   diskMissing: 'behaviourAudit.msg.diskMissing',
   diskTooSmall: 'behaviourAudit.msg.diskTooSmall',
   cleaned: 'behaviourAudit.msg.cleaned',
+  unsupported: 'behaviourAudit.msg.unsupported',
 } as const;
 
 /** A spreadsheet must not read a cell as a formula; quotes and separators stay inside the cell. */
 export function csvCell(value: string | number): string {
   const text = String(value);
   const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-  return /[",\n\r']/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
 function csvLine(cells: Array<string | number>): string {
