@@ -69,7 +69,7 @@ function stream(count: number, offset: number): Buffer {
   header.writeUInt16LE(4, 6);
   header.writeUInt32LE(262144, 16);
   header.writeUInt32LE(239, 20);
-  const parts = [header];
+  const parts: Buffer[] = [header];
   for (let i = 0; i < count; i++) parts.push(record(offset + i));
   return Buffer.concat(parts);
 }

@@ -105,6 +105,8 @@ describe('speed test', () => {
     }, 60);
     expect(status.error).toBeNull();
     const result = status.results[0];
+    // The figures beside the shaped rates, for the run's log.
+    console.log(JSON.stringify({ shaped_mbit: { download: DOWN_MBIT, upload: UP_MBIT }, measured_mbit: { download: result.download / 1e6, upload: result.upload / 1e6 } }));
     expect(result.download / 1e6).toBeGreaterThan(DOWN_MBIT * 0.9);
     expect(result.download / 1e6).toBeLessThan(DOWN_MBIT * 1.1);
     expect(result.upload / 1e6).toBeGreaterThan(UP_MBIT * 0.9);
