@@ -20,6 +20,8 @@ export const LAB_PACKAGES: Record<string, string> = {
   '/usr/bin/clang': 'clang',
   // The OpenVPN server the daemon runs, and the lab's OpenVPN client.
   '/usr/sbin/openvpn': 'openvpn',
+  // The behaviour audit reads its NFLOG group with tcpdump.
+  '/usr/bin/tcpdump': 'tcpdump',
 };
 
 /** What the AP agent's lab test needs: hostapd (wired driver), a wpa_supplicant station, iw. */

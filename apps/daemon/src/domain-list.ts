@@ -16,6 +16,8 @@ import { qosModule } from './domains/qos/qos-module.js';
 import { maintainModule } from './domains/maintain/maintain-module.js';
 import { wirelessModule } from './domains/wireless/wireless-module.js';
 import { vpnServerModule } from './domains/vpn-server/vpn-server-module.js';
+import { auditModule } from './domains/audit/audit-module.js';
+import { speedtestModule } from './domains/speedtest/speedtest-module.js';
 
 /**
  * Every domain of the daemon, in order. The order is the apply order of their configuration
@@ -36,6 +38,8 @@ export const DOMAIN_MODULES = [
   qosModule,
   wirelessModule,
   vpnServerModule,
+  auditModule,
+  speedtestModule,
   maintainModule,
 ] as const;
 

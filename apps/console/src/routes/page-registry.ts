@@ -1,6 +1,7 @@
 import { createElement, lazy, type ComponentType, type LazyExoticComponent } from 'react';
 import { ENTITY_ROUTES } from './entity-routes.js';
 import { HOTSPOT_PAGES } from '../pages/hotspot/hotspot-pages.js';
+import { AUDIT_PAGES } from '../pages/audit/audit-pages.js';
 import type { PageCatalogue, RoutePage } from './route-table.js';
 
 type LazyPage = LazyExoticComponent<ComponentType>;
@@ -41,6 +42,7 @@ export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/system/clientrsa': lazy(() => import('../pages/vpn-server/client-rsa-page.js')),
   '/vpnserver/openvpnservice/exportconf': lazy(() => import('../pages/vpn-server/openvpn-export-page.js')),
   ...HOTSPOT_PAGES,
+  ...AUDIT_PAGES,
 };
 
 export const PAGE_CATALOGUE: PageCatalogue = {

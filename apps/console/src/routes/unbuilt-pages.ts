@@ -30,8 +30,6 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/security/health',
   '/security/examination',
   '/security/emailnotice',
-  '/security/speedtest',
-  '/security/behavioraudit',
   '/system/romotevisit',
   '/system/networkdiagnosis',
   '/system/telnetclient',

@@ -41,6 +41,7 @@ import { hotspotCloudportal } from '../hotspot/hotspot-cloudportal.js';
 import { hotspotWeixin } from '../hotspot/hotspot-weixin.js';
 import { hotspotSocial } from '../hotspot/hotspot-social.js';
 import { apGroup, wirelessSsid, apMacFilter, cpeProfile } from '../wireless/index.js';
+import { behaviourAudit, speedTest } from '../audit/behaviour-audit.js';
 /**
  * Every declared entity, one line each. The daemon registers routes for all of them, the
  * console builds pages for those with a `route`, and the i18n and injection suites walk it.
@@ -99,6 +100,8 @@ export const ENTITIES: readonly AnyEntity[] = [
   apMacFilter as unknown as AnyEntity,
   cpeProfile as unknown as AnyEntity,
   openvpnServer as unknown as AnyEntity,
+  behaviourAudit as unknown as AnyEntity,
+  speedTest as unknown as AnyEntity,
 ];
 
 export function entityByPath(path: string): AnyEntity | undefined {

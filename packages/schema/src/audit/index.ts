@@ -1,0 +1,1 @@
+export * from './behaviour-audit.js';
