@@ -16,6 +16,11 @@ import { qosModule } from './domains/qos/qos-module.js';
 import { maintainModule } from './domains/maintain/maintain-module.js';
 import { wirelessModule } from './domains/wireless/wireless-module.js';
 import { vpnServerModule } from './domains/vpn-server/vpn-server-module.js';
+import { systemTimeModule } from './domains/system-time/system-time-module.js';
+import { remoteAccessModule } from './domains/remote-access/remote-access-module.js';
+import { netParamModule } from './domains/net-param/net-param-module.js';
+import { remoteSyslogModule } from './domains/remote-syslog/remote-syslog-module.js';
+import { diagnosisModule } from './domains/diagnosis/diagnosis-module.js';
 
 /**
  * Every domain of the daemon, in order. The order is the apply order of their configuration
@@ -36,6 +41,11 @@ export const DOMAIN_MODULES = [
   qosModule,
   wirelessModule,
   vpnServerModule,
+  systemTimeModule,
+  remoteAccessModule,
+  netParamModule,
+  remoteSyslogModule,
+  diagnosisModule,
   maintainModule,
 ] as const;
 

@@ -31,7 +31,7 @@ describe('the domain list', () => {
 
   test('ruleset parts run in list order: the hotspot (and its RADIUS input rule) before the firewall, Smart QoS marks, then the parts that only accept', () => {
     const parts = systemRulesetParts({ qosDownload: 'lan' });
-    expect(parts).toHaveLength(6);
+    expect(parts).toHaveLength(8);
     expect(parts[0]!.entities).toEqual(Object.values(HOTSPOT_ENTITIES));
     expect(parts[1]!.entities).toEqual(['hotspotRadius']);
     expect(parts[2]).toBe(firewallContributor);
@@ -40,11 +40,16 @@ describe('the domain list', () => {
     expect(parts[4]!.entities).toEqual([]);
     // The VPN servers' ports and tunnels come after Smart QoS: they only accept, never mark.
     expect(parts[5]!.entities).toEqual(['openvpnServer']);
+    // The System section's accepts: the LAN NTP server, then remote access.
+    expect(parts[6]!.entities).toEqual(['systemTime']);
+    expect(parts[7]!.entities).toEqual(['remoteAccess']);
   });
 
   test('config domains apply in order, and every entity they name feeds them', () => {
     const registry = systemRegistry();
-    expect(registry.renderable()).toEqual(['network', 'conntrack', 'qos', 'openvpn-server']);
+    expect(registry.renderable()).toEqual(['network', 'conntrack', 'qos', 'openvpn-server', 'system-time', 'net-param']);
+    expect(registry.domainsOf(['systemTime'])).toEqual(['network', 'system-time']);
+    expect(registry.domainsOf(['remoteAccess'])).toEqual(['network']);
     expect(registry.domainsOf(['openvpnServer'])).toEqual(['network', 'openvpn-server']);
     expect(registry.domainsOf(['qosIpRule'])).toEqual(['network', 'qos']);
     expect(registry.domainsOf(['firewallSessionLimit'])).toEqual(['network', 'conntrack']);
