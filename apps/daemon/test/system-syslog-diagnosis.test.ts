@@ -11,6 +11,7 @@ import { HOSTILE_STRINGS } from '@portico/schema/testing';
 import { addAccount, adminClient, CONDITION_WAIT, get, json, login, post, startDaemon, tempDir, type Client, type Harness } from './daemon-harness.js';
 import { formatRfc5424, octetFrame, parseKmsg } from '../src/domains/remote-syslog/remote-syslog-format.js';
 import { diagnosisArgv } from '../src/domains/diagnosis/diagnosis-commands.js';
+import { TelnetParser, telnetLine } from '../src/domains/diagnosis/diagnosis-telnet.js';
 
 /**
  * Remote logging to receivers this test starts on loopback (UDP, TCP, TLS with the test's own
@@ -200,5 +201,80 @@ describe('network diagnosis', () => {
     const data = json(await get(h.app, admin, `/api/sysconf/diagnosis?_=${h.clock.ms}`)).data;
     expect(data.tools).toEqual(['ping', 'traceroute']);
     expect(data.interfaces).toContain('lo');
+  });
+});
+
+describe('telnet client', () => {
+  test('options are refused, subnegotiations skipped, IAC doubled on the way out', () => {
+    const parser = new TelnetParser();
+    const { data, replies } = parser.feed(Buffer.from([255, 253, 1, 255, 251, 3, 104, 255, 250, 24, 1, 255, 240, 105, 255, 255, 255, 241]));
+    expect([...replies]).toEqual([255, 252, 1, 255, 254, 3]);
+    expect([...data]).toEqual([104, 105, 255]);
+    expect([...telnetLine('a\u00ff')]).toEqual([97, 0xc3, 0xbf, 13, 10]);
+  });
+
+  test('a session: the banner shown as text, a line sent and answered, closed; journalled; owned', async () => {
+    const seen: Buffer[] = [];
+    const server = createServer((socket) => {
+      socket.write(Buffer.from([255, 253, 1, 255, 251, 3]));
+      socket.write('router login: \x1b[1mbold\x1b[0m\r\n');
+      socket.on('data', (d) => {
+        seen.push(d);
+        const text = Buffer.concat(seen).toString('latin1');
+        const m = /hello\r\n/.exec(text);
+        if (m && !text.includes('answered')) socket.write('you said hello\r\n');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      for (const host of ['127.0.0.1;id', '-oProxyCommand=x', '$(reboot)']) {
+        expect(json(await post(h.app, admin, '/api/sysconf/telnet', { action: 'open', host, port })).errors?.host, host).toBeDefined();
+      }
+      const open = json(await post(h.app, admin, '/api/sysconf/telnet', { action: 'open', host: '127.0.0.1', port }));
+      expect(open.success).toBe(true);
+      const id = open.data.id as string;
+      let text = '';
+      let offset = 0;
+      const read = async () => {
+        const view = json(await get(h.app, admin, `/api/sysconf/telnet?id=${id}&offset=${offset}`)).data;
+        text += view.text;
+        offset = view.next;
+        return view;
+      };
+      await vi.waitFor(async () => {
+        await read();
+        expect(text).toContain('router login: bold');
+      }, CONDITION_WAIT);
+      expect(text).not.toContain('\x1b');
+      await vi.waitFor(() => expect([...Buffer.concat(seen)].slice(0, 6)).toEqual([255, 252, 1, 255, 254, 3]), CONDITION_WAIT);
+      expect(json(await post(h.app, admin, '/api/sysconf/telnet', { action: 'send', id, line: 'a\nreboot' })).errors?.line).toBeDefined();
+      expect(json(await post(h.app, admin, '/api/sysconf/telnet', { action: 'send', id, line: 'hello' })).success).toBe(true);
+      await vi.waitFor(async () => {
+        await read();
+        expect(text).toContain('you said hello\n');
+      }, CONDITION_WAIT);
+      const account = await addAccount(h, admin, 'operator3', 0);
+      const other = await login(h.app, 'operator3', account.password);
+      expect(json(await get(h.app, other, `/api/sysconf/telnet?id=${id}`)).success).toBe(false);
+      expect(json(await post(h.app, other, '/api/sysconf/telnet', { action: 'send', id, line: 'x' })).success).toBe(false);
+      expect(json(await post(h.app, admin, '/api/sysconf/telnet', { action: 'close', id })).success).toBe(true);
+      const closed = await read();
+      expect(closed).toMatchObject({ state: 'closed', reason: 'user' });
+      expect(json(await post(h.app, admin, '/api/sysconf/telnet', { action: 'send', id, line: 'x' }))).toMatchObject({ success: false, msg: 'msg.telnet.closed' });
+    } finally {
+      server.close();
+    }
+  });
+
+  test('a refused connection says so', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const open = json(await post(h.app, admin, '/api/sysconf/telnet', { action: 'open', host: '127.0.0.1', port }));
+    await vi.waitFor(async () => {
+      expect(json(await get(h.app, admin, `/api/sysconf/telnet?id=${open.data.id}`)).data).toMatchObject({ state: 'closed', reason: 'refused' });
+    }, CONDITION_WAIT);
   });
 });

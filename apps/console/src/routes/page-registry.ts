@@ -43,6 +43,7 @@ export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/system/clockconfiguration': lazy(() => import('../pages/system/clock-page.js')),
   '/system/networkparameter': lazy(() => import('../pages/system/network-parameter-page.js')),
   '/system/networkdiagnosis': lazy(() => import('../pages/system/diagnosis-page.js')),
+  '/system/telnetclient': lazy(() => import('../pages/system/telnet-page.js')),
   ...HOTSPOT_PAGES,
 };
 

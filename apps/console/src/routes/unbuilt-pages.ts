@@ -32,7 +32,6 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/security/emailnotice',
   '/security/speedtest',
   '/security/behavioraudit',
-  '/system/telnetclient',
   '/logging/systemlogs',
   '/logging/portlogs',
   '/logging/authlogs',

@@ -5,6 +5,7 @@ import { accessIpField } from '../common/access-ip.js';
 import { portField } from '../common/port-fields.js';
 import { isHostname } from '../common/text-fields.js';
 import { isIp } from '../common/ip-address.js';
+import { isSafeText, TEXT_CONTROL_MESSAGE } from '../common/text-guard.js';
 
 /**
  * The System section's settings (spec §1 System, §2 /system, §7 sysconf/*): time, remote
@@ -230,3 +231,23 @@ export const diagnosisJobSchema = z.object({
   next: z.number().int(),
 });
 export type DiagnosisJob = z.infer<typeof diagnosisJobSchema>;
+
+/** A telnet session from the device (/system/telnetclient): host and port checked, lines single and inert. */
+export const TELNET_LINE_MAX = 1024;
+export const telnetOpenSchema = z
+  .object({
+    action: z.literal('open'),
+    host: hostTargetField(),
+    port: portField().default(23),
+  })
+  .strict();
+export const telnetSendSchema = z
+  .object({
+    action: z.literal('send'),
+    id: z.string().uuid({ error: 'validation.invalid' }),
+    line: z
+      .string({ error: 'validation.type' })
+      .max(TELNET_LINE_MAX, { error: 'validation.text.length' })
+      .refine(isSafeText, { error: TEXT_CONTROL_MESSAGE }),
+  })
+  .strict();
