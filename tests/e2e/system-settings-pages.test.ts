@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import { consoleFixture, loginInBrowser, newPage } from './e2e-harness.js';
 
@@ -101,5 +103,35 @@ describe('System pages', () => {
     await page.getByTestId('diagnosis-stop').click();
     await page.getByTestId('diagnosis-status').getByText('Stopped.').waitFor({ timeout: 20_000 });
     await context.close();
+  }, 120_000);
+
+  test('telnet: a line console to a server on loopback, its options refused', async () => {
+    const received: Buffer[] = [];
+    const server = createServer((socket) => {
+      socket.write(Buffer.from([255, 253, 1]));
+      socket.write('lab-router login: ');
+      socket.on('data', (d) => {
+        received.push(d);
+        if (Buffer.concat(received).toString('latin1').includes('operator\r\n')) socket.write('\r\nwelcome operator\r\n');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { context, page } = await signedIn();
+      await page.goto(`${fx.daemon.url}/system/telnetclient`);
+      await page.getByTestId('telnet-host').fill('127.0.0.1');
+      await page.getByTestId('telnet-port').fill(String((server.address() as AddressInfo).port));
+      await page.getByTestId('telnet-connect').click();
+      await page.getByTestId('telnet-output').getByText('lab-router login:').waitFor({ timeout: 20_000 });
+      await page.getByTestId('telnet-line').fill('operator');
+      await page.keyboard.press('Enter');
+      await page.getByTestId('telnet-output').getByText('welcome operator').waitFor({ timeout: 20_000 });
+      expect([...Buffer.concat(received)].slice(0, 3)).toEqual([255, 252, 1]);
+      await page.getByTestId('telnet-disconnect').click();
+      await page.getByTestId('telnet-status').getByText('Disconnected.').waitFor({ timeout: 20_000 });
+      await context.close();
+    } finally {
+      server.close();
+    }
   }, 120_000);
 });
