@@ -21,6 +21,7 @@ import { remoteAccessModule } from './domains/remote-access/remote-access-module
 import { netParamModule } from './domains/net-param/net-param-module.js';
 import { remoteSyslogModule } from './domains/remote-syslog/remote-syslog-module.js';
 import { diagnosisModule } from './domains/diagnosis/diagnosis-module.js';
+import { systemInfoModule } from './domains/system-info/system-info-module.js';
 
 /**
  * Every domain of the daemon, in order. The order is the apply order of their configuration
@@ -46,6 +47,7 @@ export const DOMAIN_MODULES = [
   netParamModule,
   remoteSyslogModule,
   diagnosisModule,
+  systemInfoModule,
   maintainModule,
 ] as const;
 

@@ -47,7 +47,7 @@ describe('the domain list', () => {
 
   test('config domains apply in order, and every entity they name feeds them', () => {
     const registry = systemRegistry();
-    expect(registry.renderable()).toEqual(['network', 'conntrack', 'qos', 'openvpn-server', 'system-time', 'net-param']);
+    expect(registry.renderable()).toEqual(['network', 'conntrack', 'qos', 'openvpn-server', 'system-time', 'net-param', 'system-info']);
     expect(registry.domainsOf(['systemTime'])).toEqual(['network', 'system-time']);
     expect(registry.domainsOf(['remoteAccess'])).toEqual(['network']);
     expect(registry.domainsOf(['openvpnServer'])).toEqual(['network', 'openvpn-server']);

@@ -186,3 +186,17 @@ describe('network parameters', () => {
     expect([systemTime.module, remoteAccess.module, netParam.module]).toEqual(['clockconfiguration', 'romotevisit', 'networkparameter']);
   });
 });
+
+describe('system information and host name', () => {
+  test('POST sysconf/system: get answers the information, update sets the host name and renders /etc/hostname', async () => {
+    const info = json(await post(h.app, admin, '/api/sysconf/system', { action: 'get' }));
+    expect(info.data).toMatchObject({ hostname: expect.any(String), model: expect.any(String), version: expect.any(String), uptime: expect.any(Number) });
+    for (const hostname of ['gw;reboot', 'gw\nx', '-gw', 'a.b', 'x'.repeat(64), '']) {
+      const bad = json(await post(h.app, admin, '/api/sysconf/system', { action: 'update', hostname }));
+      expect(bad.errors?.hostname, hostname).toBeDefined();
+    }
+    expect(json(await post(h.app, admin, '/api/sysconf/system', { action: 'update', hostname: 'edge-gw1' }))).toMatchObject({ success: true, data: { hostname: 'edge-gw1' } });
+    expect(readFileSync(rendered('/etc/hostname'), 'utf8')).toBe('edge-gw1\n');
+    expect(json(await get(h.app, admin, `/api/sysconf/hostname?_=${h.clock.ms}`)).data).toEqual({ hostname: 'edge-gw1' });
+  });
+});

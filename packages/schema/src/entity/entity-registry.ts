@@ -41,7 +41,7 @@ import { hotspotCloudportal } from '../hotspot/hotspot-cloudportal.js';
 import { hotspotWeixin } from '../hotspot/hotspot-weixin.js';
 import { hotspotSocial } from '../hotspot/hotspot-social.js';
 import { apGroup, wirelessSsid, apMacFilter, cpeProfile } from '../wireless/index.js';
-import { netParam, remoteAccess, remoteSyslog, systemTime } from '../system/system-settings.js';
+import { netParam, remoteAccess, remoteSyslog, systemHost, systemTime } from '../system/system-settings.js';
 /**
  * Every declared entity, one line each. The daemon registers routes for all of them, the
  * console builds pages for those with a `route`, and the i18n and injection suites walk it.
@@ -104,6 +104,7 @@ export const ENTITIES: readonly AnyEntity[] = [
   remoteAccess as unknown as AnyEntity,
   netParam as unknown as AnyEntity,
   remoteSyslog as unknown as AnyEntity,
+  systemHost as unknown as AnyEntity,
 ];
 
 export function entityByPath(path: string): AnyEntity | undefined {

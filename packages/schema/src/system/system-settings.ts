@@ -251,3 +251,19 @@ export const telnetSendSchema = z
       .refine(isSafeText, { error: TEXT_CONTROL_MESSAGE }),
   })
   .strict();
+
+/**
+ * The device's host name (POST sysconf/system, and its own path sysconf/hostname): one RFC 1123
+ * label, as /etc/hostname and the kernel take it.
+ */
+export const systemHost = defineEntity({
+  name: 'systemHost',
+  path: 'sysconf/hostname',
+  module: 'networkparameter',
+  kind: 'singleton',
+  schema: z.object({
+    hostname: checkedString((v) => /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(v), 'validation.hostLabel').default('portico'),
+  }),
+  form: { tabs: [{ key: 'basic', fields: [{ name: 'hostname' }] }] },
+});
+export type SystemHost = z.infer<typeof systemHost.schema>;

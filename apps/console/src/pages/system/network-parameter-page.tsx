@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Button, Group, Paper, Stack, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { netParam, remoteSyslog, type AnyEntity } from '@portico/schema';
+import { netParam, remoteSyslog, systemHost, type AnyEntity } from '@portico/schema';
 import { apiPost } from '../../api/api-client.js';
 import { useCurrentRoute } from '../../routes/current-route.js';
 import { MenuPageHeading } from '../../shell/page-heading.js';
@@ -11,9 +11,9 @@ import { EntityForm } from '../entity/entity-form.js';
 const none = () => undefined;
 
 /**
- * Network parameters (/system/networkparameter): the kernel's TCP/IP settings and remote
- * logging (RFC 5424 to a syslog server), each saved on its own, with a test message sent to
- * the saved server.
+ * Network parameters (/system/networkparameter): the device's host name, the kernel's TCP/IP
+ * settings and remote logging (RFC 5424 to a syslog server), each saved on its own, with a
+ * test message sent to the saved server.
  */
 export default function NetworkParameterPage() {
   const { t } = useTranslation();
@@ -31,6 +31,12 @@ export default function NetworkParameterPage() {
   return (
     <Stack gap="md" maw={720}>
       <MenuPageHeading />
+      <Paper withBorder p="lg" radius="md" data-testid="hostname-form">
+        <Stack gap="sm">
+          <Title order={4}>{t('systemHost.title')}</Title>
+          <EntityForm entity={systemHost as unknown as AnyEntity} mode="edit" id={null} onSaved={none} onCancel={none} />
+        </Stack>
+      </Paper>
       <Paper withBorder p="lg" radius="md" data-testid="netparam-form">
         <EntityForm entity={netParam as unknown as AnyEntity} mode="edit" id={null} onSaved={none} onCancel={none} />
       </Paper>
