@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { netParam, remoteAccess, writeSchema, type AnyEntity } from '@portico/schema';
+import { firewallSessionLimit, netParam, remoteAccess, TCP_TIMEOUTS, UDP_TIMEOUTS, writeSchema, type AnyEntity } from '@portico/schema';
 import { inNs, type Lab } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
 import { createLabGateway, oneWanOneLan, type LabGateway } from './lab-gateway.js';
@@ -12,7 +12,8 @@ import { createLabGateway, oneWanOneLan, type LabGateway } from './lab-gateway.j
  * Remote access with real traffic: the console port (an HTTP server standing in for the daemon
  * on 8080 in the gateway namespace) reached from the upstream namespace through the chosen WAN
  * port, from an allowed source only, and never on its own port from the WAN. Network
- * parameters: the saved value is the kernel's inside the gateway namespace (per-netns keys).
+ * parameters and the connection-tracking timeouts of spec §9: the saved values are the
+ * kernel's inside the gateway namespace (per-netns keys), not the host's.
  */
 const blocker = labPrerequisites();
 if (blocker) throw new Error(`lab suite cannot run: ${blocker}`);
@@ -73,5 +74,20 @@ describe('network parameters', () => {
     expect(inNs(lab.gw, ['cat', '/proc/sys/net/ipv4/tcp_fin_timeout']).stdout.trim()).toBe(String(wanted));
     expect(inNs(lab.gw, ['cat', '/proc/sys/net/ipv4/ip_default_ttl']).stdout.trim()).toBe('77');
     expect(readFileSync('/proc/sys/net/ipv4/tcp_fin_timeout', 'utf8').trim()).toBe(host);
+  });
+});
+
+describe('connection-tracking timeouts (spec §9)', () => {
+  const conntrack = (key: string) => inNs(lab.gw, ['cat', `/proc/sys/net/netfilter/${key}`]).stdout.trim();
+
+  test('the defaults are the kernel values in the gateway namespace, and a saved change follows', async () => {
+    await gateway.apply(oneWanOneLan());
+    expect(conntrack('nf_conntrack_tcp_timeout_established')).toBe(String(TCP_TIMEOUTS.established));
+    expect(conntrack('nf_conntrack_tcp_timeout_syn_sent')).toBe(String(TCP_TIMEOUTS.synSent));
+    expect(conntrack('nf_conntrack_tcp_timeout_close')).toBe(String(TCP_TIMEOUTS.close));
+    expect(conntrack('nf_conntrack_udp_timeout')).toBe(String(UDP_TIMEOUTS.unreplied));
+    expect(conntrack('nf_conntrack_udp_timeout_stream')).toBe(String(UDP_TIMEOUTS.assured));
+    await gateway.apply({ ...oneWanOneLan(), firewallSessionLimit: singleton(firewallSessionLimit as unknown as AnyEntity, { tcp_established: 1700 }) });
+    expect(conntrack('nf_conntrack_tcp_timeout_established')).toBe('1700');
   });
 });

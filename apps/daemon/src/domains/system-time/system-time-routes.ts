@@ -32,7 +32,8 @@ const SYNC_FLAG = '/run/systemd/timesync/synchronized';
  */
 export function registerSystemTime(app: FastifyInstance, ctx: AppContext, deps: SystemTimeDeps = {}): { stop(): Promise<void> } {
   const run = deps.run ?? runCommand;
-  const listen = deps.ntpListen ?? (ctx.settings.driver === 'sim' ? undefined : { port: 123, host: '0.0.0.0' });
+  // Only the linux driver serves: OpenWrt has its own sysntpd, sim touches nothing.
+  const listen = deps.ntpListen ?? (ctx.settings.driver === 'linux' ? { port: 123, host: '0.0.0.0' } : undefined);
   const syncFlag = deps.syncFlag ?? join(ctx.settings.systemRoot, SYNC_FLAG);
   const clock = (): ClockState => {
     const settings = timeSettings(ctx);
