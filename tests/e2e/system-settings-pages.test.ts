@@ -67,9 +67,16 @@ describe('System pages', () => {
     await context.close();
   }, 120_000);
 
-  test('network parameters and remote logging are saved each on their own', async () => {
+  test('host name, network parameters and remote logging are saved each on their own', async () => {
     const { context, page } = await signedIn();
     await page.goto(`${fx.daemon.url}/system/networkparameter`);
+    const host = page.getByTestId('hostname-form');
+    await host.getByTestId('field-hostname').fill('edge;reboot');
+    await host.getByTestId('entity-save').click();
+    await host.getByTestId('field-error-hostname').waitFor();
+    await host.getByTestId('field-hostname').fill('edge-gw1');
+    await host.getByTestId('entity-save').click();
+    await expect.poll(async () => ((await fx.api.get('sysconf/hostname')).data as { hostname?: string }).hostname, { timeout: 15_000 }).toBe('edge-gw1');
     const params = page.getByTestId('netparam-form');
     await params.getByTestId('entity-form').waitFor();
     await params.getByTestId('field-tcp_fin_timeout').fill('45');
