@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import type { AddressInfo } from 'node:net';
@@ -27,12 +27,18 @@ let admin: Client;
 let certDir: string;
 let cert: string;
 let key: string;
+let kmsgFile: string;
+let kmsgDrained = false;
 beforeAll(async () => {
   certDir = tempDir('portico-syslog-tls-');
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=syslog.test', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem')], { stdio: 'ignore' });
   cert = readFileSync(join(certDir, 'cert.pem'), 'utf8');
   key = readFileSync(join(certDir, 'key.pem'), 'utf8');
-  h = await startDaemon({ deps: { 'remote-syslog': { ca: cert, kmsg: false } } });
+  // A stand-in for /dev/kmsg (the test must not write to the host's kernel log): one record
+  // from before the start, which is never sent.
+  kmsgFile = join(certDir, 'kmsg');
+  writeFileSync(kmsgFile, '6,1,1000,-;old record from before the start\n');
+  h = await startDaemon({ deps: { 'remote-syslog': { ca: cert, kmsg: kmsgFile, onKmsgDrained: () => (kmsgDrained = true) } } });
   admin = await adminClient(h);
 });
 afterAll(async () => {
@@ -76,6 +82,11 @@ describe('remote logging', () => {
       // A later save is itself sent (it was applied after the receiver was set).
       expect(json(await post(h.app, admin, '/api/sysconf/netparam', { tcp_fin_timeout: 45 })).success).toBe(true);
       await vi.waitFor(() => expect(received.some((m) => / config - configuration applied: .*net-param/.test(m))).toBe(true), CONDITION_WAIT);
+      // The kernel's messages: what it logs after the start, not its backlog.
+      await vi.waitFor(() => expect(kmsgDrained).toBe(true), CONDITION_WAIT);
+      appendFileSync(kmsgFile, '3,2,2000,-;eth9: link is down\n');
+      await vi.waitFor(() => expect(received.some((m) => /^<3>1 \S+ \S+ kernel \d+ kern - eth9: link is down$/.test(m))).toBe(true), CONDITION_WAIT);
+      expect(received.some((m) => m.includes('old record'))).toBe(false);
     } finally {
       receiver.close();
     }

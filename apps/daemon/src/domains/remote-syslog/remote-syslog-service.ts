@@ -12,8 +12,10 @@ export interface RemoteSyslogDeps {
   schedule?: Scheduler;
   /** Trusted authority for TLS receivers (a test's own CA). */
   ca?: string;
-  /** Read the kernel log (on by default on the linux driver). */
+  /** Read the kernel log (on by default on the linux driver); a test's stand-in file. */
   kmsg?: string | false;
+  /** Told once the kernel log's backlog was read (tests write after it). */
+  onKmsgDrained?: () => void;
 }
 
 export function syslogSettings(ctx: Pick<AppContext, 'db'>): RemoteSyslog {
@@ -60,7 +62,9 @@ export function registerRemoteSyslog(app: FastifyInstance, ctx: AppContext, deps
   );
   app.addHook('onReady', async () => {
     sender.configure(syslogSettings(ctx));
-    if (kmsg) await kmsg.start().catch((error: unknown) => app.log.warn({ err: error }, 'the kernel log could not be read'));
+    if (!kmsg) return;
+    await kmsg.start().catch((error: unknown) => app.log.warn({ err: error }, 'the kernel log could not be read'));
+    void kmsg.drained.then(() => deps.onKmsgDrained?.());
   });
   return {
     log,
