@@ -18,6 +18,12 @@ import { wirelessModule } from './domains/wireless/wireless-module.js';
 import { vpnServerModule } from './domains/vpn-server/vpn-server-module.js';
 import { auditModule } from './domains/audit/audit-module.js';
 import { speedtestModule } from './domains/speedtest/speedtest-module.js';
+import { systemTimeModule } from './domains/system-time/system-time-module.js';
+import { remoteAccessModule } from './domains/remote-access/remote-access-module.js';
+import { netParamModule } from './domains/net-param/net-param-module.js';
+import { remoteSyslogModule } from './domains/remote-syslog/remote-syslog-module.js';
+import { diagnosisModule } from './domains/diagnosis/diagnosis-module.js';
+import { systemInfoModule } from './domains/system-info/system-info-module.js';
 
 /**
  * Every domain of the daemon, in order. The order is the apply order of their configuration
@@ -40,6 +46,12 @@ export const DOMAIN_MODULES = [
   vpnServerModule,
   auditModule,
   speedtestModule,
+  systemTimeModule,
+  remoteAccessModule,
+  netParamModule,
+  remoteSyslogModule,
+  diagnosisModule,
+  systemInfoModule,
   maintainModule,
 ] as const;
 

@@ -37,15 +37,15 @@ const AREAS_NOT_BUILT = ['Application', 'Cloud/vendor', 'Storage'];
  */
 const FUNCTIONS_NOT_BUILT: Record<'get' | 'post', readonly string[]> = {
   get: [
-    // Firmware upgrade, diagnosis, network parameters, time, remote access, health check, e-mail notice, events, disks, audit.
-    'sysconf/bgcheck', 'sysconf/bgcheckresult', 'sysconf/bgdownload', 'sysconf/bgfilecheck', 'sysconf/bgupgrade', 'sysconf/diagnosis',
-    'sysconf/netparam', 'sysconf/time', 'sysconf/remoteaccess', 'sysconf/check', 'sysconf/emailinfo', 'sysconf/events',
+    // Firmware upgrade, health check, e-mail notice, events.
+    'sysconf/bgcheck', 'sysconf/bgcheckresult', 'sysconf/bgdownload', 'sysconf/bgfilecheck', 'sysconf/bgupgrade',
+    'sysconf/check', 'sysconf/emailinfo', 'sysconf/events',
     'sysconf/health',
     // VPN servers other than OpenVPN.
     'auth/pptp', 'auth/l2tp', 'auth/pppoe', 'auth/ipsec',
   ],
   post: [
-    'sysconf/diagnosis', 'sysconf/netparam', 'sysconf/time', 'sysconf/system', 'sysconf/remoteaccess', 'sysconf/syslog', 'sysconf/log',
+    'sysconf/log',
     // sysconf/disk's writes (format, mount) belong to storage; its read lists the audit's disks.
     'sysconf/events', 'sysconf/emailinfo', 'sysconf/check', 'sysconf/disk',
     'auth/pptp', 'auth/l2tp', 'auth/pppoe', 'auth/ipsec',

@@ -31,7 +31,7 @@ describe('the domain list', () => {
 
   test('ruleset parts run in list order: the hotspot (and its RADIUS input rule) before the firewall, Smart QoS marks, then the parts that only accept', () => {
     const parts = systemRulesetParts({ qosDownload: 'lan' });
-    expect(parts).toHaveLength(7);
+    expect(parts).toHaveLength(9);
     expect(parts[0]!.entities).toEqual(Object.values(HOTSPOT_ENTITIES));
     expect(parts[1]!.entities).toEqual(['hotspotRadius']);
     expect(parts[2]).toBe(firewallContributor);
@@ -42,12 +42,17 @@ describe('the domain list', () => {
     expect(parts[5]!.entities).toEqual(['openvpnServer']);
     // The behaviour audit's chain only logs, on a hook of its own.
     expect(parts[6]!.entities).toEqual(['behaviourAudit']);
+    // The System section's accepts: the LAN NTP server, then remote access.
+    expect(parts[7]!.entities).toEqual(['systemTime']);
+    expect(parts[8]!.entities).toEqual(['remoteAccess']);
   });
 
   test('config domains apply in order, and every entity they name feeds them', () => {
     const registry = systemRegistry();
-    expect(registry.renderable()).toEqual(['network', 'conntrack', 'qos', 'openvpn-server', 'audit']);
+    expect(registry.renderable()).toEqual(['network', 'conntrack', 'qos', 'openvpn-server', 'audit', 'system-time', 'net-param', 'system-info']);
     expect(registry.domainsOf(['behaviourAudit'])).toEqual(['network', 'audit']);
+    expect(registry.domainsOf(['systemTime'])).toEqual(['network', 'system-time']);
+    expect(registry.domainsOf(['remoteAccess'])).toEqual(['network']);
     expect(registry.domainsOf(['openvpnServer'])).toEqual(['network', 'openvpn-server']);
     expect(registry.domainsOf(['qosIpRule'])).toEqual(['network', 'qos']);
     expect(registry.domainsOf(['firewallSessionLimit'])).toEqual(['network', 'conntrack']);

@@ -54,4 +54,7 @@ export const ENTITY_ROUTES: readonly string[] = [
   '/hotspot/cloudportal',
   '/hotspot/weixin',
   '/hotspot/social',
+  '/system/clockconfiguration',
+  '/system/romotevisit',
+  '/system/networkparameter',
 ];

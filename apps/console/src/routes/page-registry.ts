@@ -41,6 +41,10 @@ export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/system/caconfiguration': lazy(() => import('../pages/vpn-server/ca-config-page.js')),
   '/system/clientrsa': lazy(() => import('../pages/vpn-server/client-rsa-page.js')),
   '/vpnserver/openvpnservice/exportconf': lazy(() => import('../pages/vpn-server/openvpn-export-page.js')),
+  '/system/clockconfiguration': lazy(() => import('../pages/system/clock-page.js')),
+  '/system/networkparameter': lazy(() => import('../pages/system/network-parameter-page.js')),
+  '/system/networkdiagnosis': lazy(() => import('../pages/system/diagnosis-page.js')),
+  '/system/telnetclient': lazy(() => import('../pages/system/telnet-page.js')),
   ...HOTSPOT_PAGES,
   ...AUDIT_PAGES,
 };

@@ -80,3 +80,16 @@ export function accessIpField() {
     .max(100, { error: 'validation.accessIp' })
     .refine((v) => v === '' || parseAccessIp(v) !== null, { error: 'validation.accessIp' });
 }
+
+/** An access-IP entry as its first and last address in canonical text (for nftables ranges); null if invalid. */
+export function accessIpBounds(value: string): { first: string; last: string; v6: boolean } | null {
+  const range = parseAccessIp(value);
+  if (!range) return null;
+  const width = range.v6 ? 16 : 4;
+  const text = (n: bigint) => {
+    const bytes: number[] = [];
+    for (let i = width - 1; i >= 0; i--) bytes.push(Number((n >> BigInt(i * 8)) & 0xffn));
+    return ipaddr.fromByteArray(bytes).toString();
+  };
+  return { first: text(range.first), last: text(range.last), v6: range.v6 };
+}

@@ -42,6 +42,7 @@ import { hotspotWeixin } from '../hotspot/hotspot-weixin.js';
 import { hotspotSocial } from '../hotspot/hotspot-social.js';
 import { apGroup, wirelessSsid, apMacFilter, cpeProfile } from '../wireless/index.js';
 import { behaviourAudit, speedTest } from '../audit/behaviour-audit.js';
+import { netParam, remoteAccess, remoteSyslog, systemHost, systemTime } from '../system/system-settings.js';
 /**
  * Every declared entity, one line each. The daemon registers routes for all of them, the
  * console builds pages for those with a `route`, and the i18n and injection suites walk it.
@@ -102,6 +103,11 @@ export const ENTITIES: readonly AnyEntity[] = [
   openvpnServer as unknown as AnyEntity,
   behaviourAudit as unknown as AnyEntity,
   speedTest as unknown as AnyEntity,
+  systemTime as unknown as AnyEntity,
+  remoteAccess as unknown as AnyEntity,
+  netParam as unknown as AnyEntity,
+  remoteSyslog as unknown as AnyEntity,
+  systemHost as unknown as AnyEntity,
 ];
 
 export function entityByPath(path: string): AnyEntity | undefined {
