@@ -42,12 +42,12 @@ const FUNCTIONS_NOT_BUILT: Record<'get' | 'post', readonly string[]> = {
     'sysconf/netparam', 'sysconf/time', 'sysconf/remoteaccess', 'sysconf/check', 'sysconf/emailinfo', 'sysconf/events', 'sysconf/disk',
     'sysconf/audit', 'sysconf/health',
     // VPN servers other than OpenVPN.
-    'auth/pptp', 'auth/l2tp', 'auth/pppoe', 'auth/ipsec',
+    'auth/pptp', 'auth/l2tp', 'auth/pppoe',
   ],
   post: [
     'sysconf/diagnosis', 'sysconf/netparam', 'sysconf/time', 'sysconf/system', 'sysconf/remoteaccess', 'sysconf/syslog', 'sysconf/log',
     'sysconf/events', 'sysconf/emailinfo', 'sysconf/check', 'sysconf/disk', 'sysconf/auditdisk', 'sysconf/audit',
-    'auth/pptp', 'auth/l2tp', 'auth/pppoe', 'auth/ipsec',
+    'auth/pptp', 'auth/l2tp', 'auth/pppoe',
   ],
 };
 

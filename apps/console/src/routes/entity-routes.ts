@@ -54,4 +54,5 @@ export const ENTITY_ROUTES: readonly string[] = [
   '/hotspot/cloudportal',
   '/hotspot/weixin',
   '/hotspot/social',
+  '/vpnserver/ipsecservice',
 ];

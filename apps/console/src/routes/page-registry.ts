@@ -40,6 +40,7 @@ export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/system/caconfiguration': lazy(() => import('../pages/vpn-server/ca-config-page.js')),
   '/system/clientrsa': lazy(() => import('../pages/vpn-server/client-rsa-page.js')),
   '/vpnserver/openvpnservice/exportconf': lazy(() => import('../pages/vpn-server/openvpn-export-page.js')),
+  '/vpnserver/ipsecservice': lazy(() => import('../pages/vpn-server/ipsec-page.js')),
   ...HOTSPOT_PAGES,
 };
 
