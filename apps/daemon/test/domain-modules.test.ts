@@ -39,12 +39,13 @@ describe('the domain list', () => {
     // The wireless part depends on no entity: it opens the device listener's port to the LAN.
     expect(parts[4]!.entities).toEqual([]);
     // The VPN servers' ports and tunnels come after Smart QoS: they only accept, never mark.
-    expect(parts[5]!.entities).toEqual(['openvpnServer']);
+    expect(parts[5]!.entities).toEqual(['openvpnServer', 'ipsecPeer']);
   });
 
   test('config domains apply in order, and every entity they name feeds them', () => {
     const registry = systemRegistry();
-    expect(registry.renderable()).toEqual(['network', 'conntrack', 'qos', 'openvpn-server']);
+    expect(registry.renderable()).toEqual(['network', 'conntrack', 'qos', 'openvpn-server', 'ipsec-server']);
+    expect(registry.domainsOf(['ipsecPeer'])).toEqual(['network', 'ipsec-server']);
     expect(registry.domainsOf(['openvpnServer'])).toEqual(['network', 'openvpn-server']);
     expect(registry.domainsOf(['qosIpRule'])).toEqual(['network', 'qos']);
     expect(registry.domainsOf(['firewallSessionLimit'])).toEqual(['network', 'conntrack']);

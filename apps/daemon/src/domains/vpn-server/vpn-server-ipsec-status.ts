@@ -93,9 +93,9 @@ export function refusalReader(message: string, max = 64): LogRefusalReader {
   const latest = new Map<string, IpsecRefusal>();
   return {
     line(text, at) {
-      const sa = /\[(?:IKE|NET|ENC|CFG)\] <([^>]{1,80})>/.exec(text)?.[1] ?? /\[(?:IKE|NET|ENC|CFG)\] <([^>]{1,80})>/.exec(text)?.[1];
+      // `<name|id>` once the SA has its connection, `<id>` before: the unique id ties them.
+      const key = /\[[A-Z]{3}\] <(?:[A-Za-z0-9_-]{1,64}\|)?(\d{1,10})>/.exec(text)?.[1] ?? '';
       const address = LOG_ADDRESS.exec(text)?.[1];
-      const key = sa ?? '';
       if (address && key) {
         addressOfSa.set(key, address);
         if (addressOfSa.size > 4096) addressOfSa.delete(addressOfSa.keys().next().value!);
