@@ -20,6 +20,9 @@ export const LAB_PACKAGES: Record<string, string> = {
   '/usr/bin/clang': 'clang',
   // The OpenVPN server the daemon runs, and the lab's OpenVPN client.
   '/usr/sbin/openvpn': 'openvpn',
+  // The IPsec server's charon (run by the daemon) and the lab's strongSwan peer; swanctl drives both.
+  '/usr/sbin/charon-systemd': 'charon-systemd',
+  '/usr/sbin/swanctl': 'strongswan-swanctl',
 };
 
 /** What the AP agent's lab test needs: hostapd (wired driver), a wpa_supplicant station, iw. */
