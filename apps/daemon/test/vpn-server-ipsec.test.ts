@@ -191,9 +191,9 @@ describe('charon output read as hostile text', () => {
 
   test('refusals: a wrong key and an unknown identity read as Auth Failed, by address', () => {
     const reader = refusalReader('msg.authFailed');
-    reader.line('12[NET] <1> received packet: from 198.51.100.7[500] to 203.0.113.1[500] (268 bytes)', 1);
+    reader.line('12[IKE] <1> 198.51.100.7 is initiating an IKE_SA', 1);
     reader.line("12[IKE] <branch1|1> tried 1 shared key for 'gw' - 'branch.example.org', but MAC mismatched", 2);
-    reader.line('13[NET] <2> received packet: from 198.51.100.8[500] to 203.0.113.1[500] (268 bytes)', 3);
+    reader.line('13[IKE] <2> 198.51.100.8 is initiating a Main Mode IKE_SA', 3);
     reader.line('13[CFG] <2> no matching peer config found', 4);
     reader.line('14[IKE] <3> IKE_SA established', 5);
     expect(reader.refusals()).toEqual([

@@ -80,7 +80,8 @@ const REFUSED = [
   /looking for pre-shared key peer configs matching .{0,300}found 0 matching config/,
 ];
 const LOG_PEER = /<([A-Za-z0-9_-]{1,64})\|\d{1,10}>/;
-const LOG_ADDRESS = /(?:from|between) ([0-9.]{7,15})\[\d{1,5}\]/;
+// `<4> 198.51.100.1 is initiating an IKE_SA` (or `a Main Mode IKE_SA`): where an attempt comes from.
+const LOG_ADDRESS = /> ((?:\d{1,3}\.){3}\d{1,3}) is initiating an? [A-Za-z ]{0,20}IKE_SA/;
 
 export interface LogRefusalReader {
   /** Feeds one log line; remembers the address a connection attempt came from. */

@@ -140,8 +140,9 @@ const CHARON_PLUGINS = 'random nonce aes sha1 sha2 md5 hmac gmp kdf xcbc pem pkc
 
 /**
  * charon's strongswan.conf: its own vici socket (so it never meets a system charon's), its log
- * to stderr (the daemon keeps it in a bounded file) at level 1 with configuration and network
- * dumps off so no key is ever logged, and no routes of its own (the tunnels are policy-based).
+ * to stderr (the daemon keeps it in a bounded file) at level 1 (configuration at 1 too: peer
+ * configs looked up by identity, which is how a wrong ID shows; keys are logged only from level
+ * 2 on, never here) with network and encoding dumps off, and no routes of its own (the tunnels are policy-based).
  * IKEv1 aggressive mode with a pre-shared key needs strongSwan's explicit consent.
  */
 export function renderCharonConf(systemRoot: string, aggressive: boolean): string {
@@ -166,7 +167,7 @@ export function renderCharonConf(systemRoot: string, aggressive: boolean): strin
     '\tfilelog {',
     '\t\tstderr {',
     '\t\t\tdefault = 1',
-    '\t\t\tcfg = 0',
+    '\t\t\tcfg = 1',
     '\t\t\tnet = 0',
     '\t\t\tenc = 0',
     '\t\t\tike_name = yes',
@@ -308,7 +309,7 @@ const CHARON_KEYS: Record<string, Grammar> = {
   i_dont_care_about_security_and_use_aggressive_mode_psk: oneOf('yes'),
   socket: (value) => /^unix:\/\/\/[A-Za-z0-9._/-]+\.vici$/.test(value) && !value.split('/').includes('..'),
   default: (value) => /^-?[0-4]$/.test(value),
-  cfg: oneOf('0'),
+  cfg: oneOf('0', '1'),
   net: oneOf('0'),
   enc: oneOf('0'),
   ike_name: oneOf('yes'),
