@@ -12,7 +12,7 @@ import {
   renderSwanctlServer,
 } from '../src/domains/vpn-server/vpn-server-ipsec.js';
 import { parseListSas, refusalReader } from '../src/domains/vpn-server/vpn-server-ipsec-status.js';
-import { BoundedLog, readIpsecServerLog } from '../src/domains/vpn-server/vpn-server-ipsec-runtime.js';
+import { BoundedLog, ipsecLinuxActivation, readIpsecServerLog } from '../src/domains/vpn-server/vpn-server-ipsec-runtime.js';
 import { IPSEC_FILES } from '../src/domains/vpn-server/vpn-server-ipsec.js';
 
 let h: Harness;
@@ -212,6 +212,63 @@ describe('charon output read as hostile text', () => {
       const read = await readIpsecServerLog(root);
       expect(read.lines.at(-1)).toBe('1970-01-01T00:00:00.000Z line 99?');
     } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('IPsec server activation on the linux driver', () => {
+  test('files changed in one pass make ONE load; charon restarts only when its own file changed; off stops it', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'portico-ipsec-act-'));
+    const commands: string[][] = [];
+    const run = async (argv: readonly string[]) => {
+      commands.push([...argv]);
+      return { exitCode: 0, stdout: '', stderr: '' };
+    };
+    // A stand-in for charon that stays up and says one line, as charon does on stderr.
+    const charon = [process.execPath, '-e', "process.stderr.write('00[DMN] Starting IKE charon daemon\\n'); setInterval(() => {}, 1000)"];
+    const activation = ipsecLinuxActivation('/tmp/x.vici', { charon })({ root, run });
+    const file = (target: string, content = '') => ({ target, content, check: 'none' });
+    const pass = async (targets: string[], enabled = true) => {
+      for (const target of targets) {
+        const content = target === IPSEC_FILES.control ? JSON.stringify({ enabled }) : '';
+        await activation.activate![target]!(file(target, content), join(root, target));
+      }
+      await activation.afterPass!([]);
+    };
+    const loads = () => commands.filter((argv) => argv[1] === '--load-all').length;
+    try {
+      await pass([IPSEC_FILES.charon, IPSEC_FILES.secrets, IPSEC_FILES.connections, IPSEC_FILES.control]);
+      expect(loads()).toBe(1);
+      // charon's output lands in the bounded log, stamped.
+      await expect.poll(async () => (await readIpsecServerLog(root)).lines.some((line) => line.endsWith('Starting IKE charon daemon')), { timeout: 10_000 }).toBe(true);
+      expect(commands.find((argv) => argv[1] === '--load-all')).toEqual(['swanctl', '--load-all', '--noprompt', '--file', join(root, IPSEC_FILES.connections), '--uri', 'unix:///tmp/x.vici']);
+      const probes = commands.filter((argv) => argv[1] === '--stats').length;
+      await pass([IPSEC_FILES.secrets, IPSEC_FILES.connections]);
+      expect(loads()).toBe(2);
+      // Still the same charon: no new readiness probe.
+      expect(commands.filter((argv) => argv[1] === '--stats').length).toBe(probes);
+      await pass([IPSEC_FILES.charon]);
+      expect(loads()).toBe(3);
+      expect(commands.filter((argv) => argv[1] === '--stats').length).toBeGreaterThan(probes);
+      await pass([IPSEC_FILES.control], false);
+      expect(loads()).toBe(3);
+    } finally {
+      await activation.stop!();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test('a refused load fails the apply with what swanctl said', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'portico-ipsec-act-'));
+    const run = async (argv: readonly string[]) =>
+      argv[1] === '--load-all' ? { exitCode: 1, stdout: 'loading connection branch1 failed: invalid value', stderr: 'plugin noise' } : { exitCode: 0, stdout: '', stderr: '' };
+    const activation = ipsecLinuxActivation('/tmp/x.vici', { charon: [process.execPath, '-e', 'setInterval(() => {}, 1000)'] })({ root, run });
+    try {
+      await activation.activate![IPSEC_FILES.connections]!({ target: IPSEC_FILES.connections, content: '', check: 'none' }, '');
+      await expect(activation.afterPass!([])).rejects.toThrow(/swanctl --load-all failed: loading connection branch1 failed/);
+    } finally {
+      await activation.stop!();
       rmSync(root, { recursive: true, force: true });
     }
   });

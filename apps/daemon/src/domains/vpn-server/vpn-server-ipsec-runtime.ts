@@ -85,8 +85,8 @@ export async function readIpsecServerLog(root: string, max = IPSEC_LOG_LINES_MAX
  * `swanctl --load-all` loads every connection and key (and unloads what is gone). A charon
  * that exits by itself is started again after 1 s, 2 s, 4 s … at most a minute, and loaded.
  */
-export function ipsecSupervisor(env: DriverEnv, socket: string, options: { binary?: string; now?: () => number } = {}) {
-  const binary = options.binary ?? 'charon-systemd';
+export function ipsecSupervisor(env: DriverEnv, socket: string, options: { charon?: readonly string[]; now?: () => number } = {}) {
+  const charon = options.charon ?? ['charon-systemd'];
   const log = new BoundedLog(join(env.root, IPSEC_FILES.log), options.now);
   const charonConf = join(env.root, IPSEC_FILES.charon);
   const connections = join(env.root, IPSEC_FILES.connections);
@@ -126,7 +126,7 @@ export function ipsecSupervisor(env: DriverEnv, socket: string, options: { binar
 
   async function launch(): Promise<void> {
     await halt();
-    const process = spawnService([binary], env.spawnPrefix, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...globalThis.process.env, STRONGSWAN_CONF: charonConf } });
+    const process = spawnService(charon, env.spawnPrefix, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...globalThis.process.env, STRONGSWAN_CONF: charonConf } });
     let tail = '';
     let partial = '';
     const onData = (chunk: Buffer) => {
@@ -192,9 +192,9 @@ export function ipsecSupervisor(env: DriverEnv, socket: string, options: { binar
  * The activation: each of the server's files only notes what changed; after the pass, ONE
  * start-or-load (or a stop when the control file says the server is off).
  */
-export function ipsecLinuxActivation(socket: string) {
+export function ipsecLinuxActivation(socket: string, options: { charon?: readonly string[] } = {}) {
   return (env: DriverEnv): TargetActivation => {
-    const server = ipsecSupervisor(env, socket);
+    const server = ipsecSupervisor(env, socket, options);
     let charonChanged = false;
     let loadNeeded = false;
     let enabled: boolean | null = null;
