@@ -273,3 +273,18 @@ describe('IPsec server activation on the linux driver', () => {
     }
   });
 });
+
+describe('IPsec server without strongSwan installed', () => {
+  test('the apply fails and says charon could not be started; the daemon goes on', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'portico-ipsec-act-'));
+    const run = async () => ({ exitCode: 1, stdout: '', stderr: 'connecting failed' });
+    const activation = ipsecLinuxActivation('/tmp/x.vici', { charon: [join(root, 'no-such-charon')] })({ root, run });
+    try {
+      await activation.activate![IPSEC_FILES.charon]!({ target: IPSEC_FILES.charon, content: '', check: 'none' }, '');
+      await expect(activation.afterPass!([])).rejects.toThrow(/charon exited: [\s\S]*ENOENT/);
+    } finally {
+      await activation.stop!();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -107,6 +107,8 @@ export function ipsecSupervisor(env: DriverEnv, socket: string, options: { charo
     const deadline = Date.now() + READY_MS;
     let exited = false;
     process.once('exit', () => (exited = true));
+    // A missing binary never exits: it fails to spawn.
+    process.once('error', () => (exited = true));
     for (;;) {
       if (exited) throw new ActivationError(IPSEC_FILES.charon, `charon exited: ${output().slice(-800)}`);
       const probe = await env.run(['swanctl', '--stats', '--uri', `unix://${socket}`], { timeoutMs: 5000 });
@@ -138,6 +140,7 @@ export function ipsecSupervisor(env: DriverEnv, socket: string, options: { charo
     };
     process.stdout!.on('data', onData);
     process.stderr!.on('data', onData);
+    process.on('error', (error) => (tail = `${tail}\n${error.message}`.slice(-4000)));
     child = process;
     try {
       await ready(process, () => tail);
