@@ -183,6 +183,10 @@ describe('IPsec server in the lab', () => {
     loadPeer({ version: 2 });
     expect(peerSwanctl(['--initiate', '--child', 'site', '--timeout', '10']).status).not.toBe(0);
     expect(established()).toEqual([]);
+    // Nor one in aggressive mode against a main-mode peer (same mode at both ends).
+    loadPeer({ version: 1, aggressive: true });
+    peerSwanctl(['--initiate', '--child', 'site', '--timeout', '10']);
+    expect(established()).toEqual([]);
   }, 180_000);
 
   test('a wrong key and a wrong identity are refused; the console shows "Auth Failed"', async () => {
