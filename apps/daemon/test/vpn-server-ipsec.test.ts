@@ -89,6 +89,12 @@ describe('IPsec server peers: spec §5 rules on the write path, errors on the ri
     expect(await write({ action: 'add', ...base, peer_subnets: '10.30.0.0/24' })).toMatchObject({ errors: { name: 'msg.nameExists', remote_addr: 'validation.ipsec.peerTaken' } });
   });
 
+  test('IKEv1 main mode picks the key by address: two such peers cannot share one', () => {
+    const first = { name: 'a', ike: 'ikev1' as const, ipsec_mode: 'main' as const, remote_addr: '198.51.100.2', remote_id: 'a.example' };
+    expect(ipsecPeerConflicts({ ...first, name: 'b', remote_id: 'b.example' }, [first])).toEqual({ remote_addr: 'validation.ipsec.peerTaken' });
+    expect(ipsecPeerConflicts({ ...first, name: 'b', remote_id: 'b.example', ike: 'ikev2' }, [first])).toEqual({});
+  });
+
   test('the key conflicts with the L2TP/IPsec key', () => {
     expect(ipsecPeerConflicts({ name: 'a', psk: 'same' }, [], 'same')).toEqual({ psk: 'validation.ipsec.pskL2tp' });
     expect(ipsecPeerConflicts({ name: 'a', psk: 'other' }, [], 'same')).toEqual({});

@@ -100,6 +100,11 @@ export function ipsecPeerConflicts(candidate: Partial<IpsecPeer>, others: readon
   if (!candidate.remote_id && candidate.remote_addr && others.some((row) => !row.remote_id && row.remote_addr === candidate.remote_addr)) {
     errors.remote_addr = 'validation.ipsec.peerTaken';
   }
+  // IKEv1 main mode hides the identity under the key: the key is chosen by address alone.
+  const mainMode = (row: Partial<IpsecPeer>) => row.ike === 'ikev1' && row.ipsec_mode !== 'aggressive';
+  if (mainMode(candidate) && others.some((row) => mainMode(row) && (row.remote_addr ?? '') === (candidate.remote_addr ?? ''))) {
+    errors.remote_addr = 'validation.ipsec.peerTaken';
+  }
   if (l2tpPsk && candidate.psk && candidate.psk === l2tpPsk) errors.psk = 'validation.ipsec.pskL2tp';
   return errors;
 }
