@@ -12,9 +12,16 @@ export function openvpnSettingsOf(snapshot: ConfigSnapshot): OpenvpnServer {
   return openvpnServer.schema.parse({ ...singletonDefaults(openvpnServer as unknown as AnyEntity), ...stored }) as OpenvpnServer;
 }
 
-/** The stored IPsec peers (each row was validated when written). */
+let peerDefaults: Record<string, unknown> | undefined;
+
+/**
+ * The stored IPsec peers over the declared defaults. Each row was validated when written and
+ * every value is checked again for the file it goes into as it is rendered, so the rows are
+ * not parsed again here (500 peers: the parse would cost more than the rest of the apply).
+ */
 export function ipsecPeersOf(snapshot: ConfigSnapshot): IpsecPeer[] {
-  return (snapshot[ipsecPeer.name] ?? []).map((row) => ipsecPeer.schema.parse({ ...row.data, id: row.id }) as IpsecPeer);
+  peerDefaults ??= singletonDefaults(ipsecPeer as unknown as AnyEntity);
+  return (snapshot[ipsecPeer.name] ?? []).map((row) => ({ ...peerDefaults, ...row.data, id: row.id }) as IpsecPeer);
 }
 
 /**
