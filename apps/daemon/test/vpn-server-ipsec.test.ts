@@ -280,6 +280,29 @@ describe('IPsec server activation on the linux driver', () => {
   });
 });
 
+describe('IPsec server beside another IKE daemon', () => {
+  test('a charon that could not bind the IKE ports fails the apply and is stopped', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'portico-ipsec-act-'));
+    const commands: string[][] = [];
+    const run = async (argv: readonly string[]) => {
+      commands.push([...argv]);
+      // Answers only once charon has said what it says while starting.
+      return { exitCode: (await readIpsecServerLog(root)).present ? 0 : 1, stdout: '', stderr: '' };
+    };
+    const said = '00[NET] unable to bind socket: Address already in use\n00[NET] could not open IPv4 socket, IPv4 disabled\n00[NET] could not create any sockets\n';
+    const charon = [process.execPath, '-e', `process.stderr.write(${JSON.stringify(said)}); setInterval(() => {}, 1000)`];
+    const activation = ipsecLinuxActivation('/tmp/x.vici', { charon })({ root, run });
+    try {
+      await activation.activate![IPSEC_FILES.charon]!({ target: IPSEC_FILES.charon, content: '', check: 'none' }, '');
+      await expect(activation.afterPass!([])).rejects.toThrow(/could not bind UDP 500\/4500/);
+      expect(commands.some((argv) => argv[1] === '--load-all')).toBe(false);
+    } finally {
+      await activation.stop!();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('IPsec server without strongSwan installed', () => {
   test('the apply fails and says charon could not be started; the daemon goes on', async () => {
     const root = mkdtempSync(join(tmpdir(), 'portico-ipsec-act-'));

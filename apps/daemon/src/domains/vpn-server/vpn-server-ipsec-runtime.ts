@@ -7,6 +7,8 @@ import type { DriverEnv, TargetActivation } from '../../config/domain-module.js'
 import { spawnService, stopChild } from '../network/network-public.js';
 import { IPSEC_FILES } from './vpn-server-ipsec.js';
 
+/** What charon logs (before its vici socket opens) when it has no IPv4 IKE socket. */
+const PORTS_TAKEN = /could not open IPv4 socket|could not create any sockets/;
 /** How long charon has to open its vici socket. */
 const READY_MS = 15_000;
 /** The log file is cut over to `<file>.1` past this size: at most twice this on disk. */
@@ -112,7 +114,11 @@ export function ipsecSupervisor(env: DriverEnv, socket: string, options: { charo
     for (;;) {
       if (exited) throw new ActivationError(IPSEC_FILES.charon, `charon exited: ${output().slice(-800)}`);
       const probe = await env.run(['swanctl', '--stats', '--uri', `unix://${socket}`], { timeoutMs: 5000 });
-      if (probe.exitCode === 0) return;
+      if (probe.exitCode === 0) {
+        // charon goes on running without its IKE sockets when another IKE daemon holds them.
+        if (PORTS_TAKEN.test(output())) throw new ActivationError(IPSEC_FILES.charon, 'charon could not bind UDP 500/4500: another IKE daemon (a system charon?) holds them');
+        return;
+      }
       if (Date.now() > deadline) throw new ActivationError(IPSEC_FILES.charon, `charon did not open its vici socket: ${output().slice(-800)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
