@@ -46,6 +46,7 @@ const SEEDS: ReadonlyArray<[string, Record<string, unknown>]> = [
   ['ac/apgroup', { name: 'lobby' }],
   ['ac/macfilter', { mac: '02:00:00:00:00:13' }],
   ['ac/cpe', { name: 'north', ssid: 'north-link', key: 'bridge-passphrase' }],
+  ['auth/ipsec', { name: 'branch', remote_addr: '198.51.100.9', local_subnets: '192.168.11.0/24', peer_subnets: '10.9.0.0/24', psk: 'seed-key-1' }],
 ];
 
 let daemon: RunningDaemon;

@@ -22,6 +22,9 @@ export const LAB_PACKAGES: Record<string, string> = {
   '/usr/sbin/openvpn': 'openvpn',
   // The behaviour audit reads its NFLOG group with tcpdump.
   '/usr/bin/tcpdump': 'tcpdump',
+  // The IPsec server's charon (run by the daemon) and the lab's strongSwan peer; swanctl drives both.
+  '/usr/sbin/charon-systemd': 'charon-systemd',
+  '/usr/sbin/swanctl': 'strongswan-swanctl',
 };
 
 /** What the AP agent's lab test needs: hostapd (wired driver), a wpa_supplicant station, iw. */

@@ -42,13 +42,13 @@ const FUNCTIONS_NOT_BUILT: Record<'get' | 'post', readonly string[]> = {
     'sysconf/check', 'sysconf/emailinfo', 'sysconf/events',
     'sysconf/health',
     // VPN servers other than OpenVPN.
-    'auth/pptp', 'auth/l2tp', 'auth/pppoe', 'auth/ipsec',
+    'auth/pptp', 'auth/l2tp', 'auth/pppoe',
   ],
   post: [
     'sysconf/log',
     // sysconf/disk's writes (format, mount) belong to storage; its read lists the audit's disks.
     'sysconf/events', 'sysconf/emailinfo', 'sysconf/check', 'sysconf/disk',
-    'auth/pptp', 'auth/l2tp', 'auth/pppoe', 'auth/ipsec',
+    'auth/pptp', 'auth/l2tp', 'auth/pppoe',
   ],
 };
 

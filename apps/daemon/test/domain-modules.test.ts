@@ -39,7 +39,7 @@ describe('the domain list', () => {
     // The wireless part depends on no entity: it opens the device listener's port to the LAN.
     expect(parts[4]!.entities).toEqual([]);
     // The VPN servers' ports and tunnels come after Smart QoS: they only accept, never mark.
-    expect(parts[5]!.entities).toEqual(['openvpnServer']);
+    expect(parts[5]!.entities).toEqual(['openvpnServer', 'ipsecPeer']);
     // The behaviour audit's chain only logs, on a hook of its own.
     expect(parts[6]!.entities).toEqual(['behaviourAudit']);
     // The System section's accepts: the LAN NTP server, then remote access.
@@ -49,7 +49,8 @@ describe('the domain list', () => {
 
   test('config domains apply in order, and every entity they name feeds them', () => {
     const registry = systemRegistry();
-    expect(registry.renderable()).toEqual(['network', 'conntrack', 'qos', 'openvpn-server', 'audit', 'system-time', 'net-param', 'system-info']);
+    expect(registry.renderable()).toEqual(['network', 'conntrack', 'qos', 'openvpn-server', 'ipsec-server', 'audit', 'system-time', 'net-param', 'system-info']);
+    expect(registry.domainsOf(['ipsecPeer'])).toEqual(['network', 'ipsec-server']);
     expect(registry.domainsOf(['behaviourAudit'])).toEqual(['network', 'audit']);
     expect(registry.domainsOf(['systemTime'])).toEqual(['network', 'system-time']);
     expect(registry.domainsOf(['remoteAccess'])).toEqual(['network']);

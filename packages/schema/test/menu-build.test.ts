@@ -176,7 +176,7 @@ describe('buildMenu', () => {
   });
 
   it('drops a section left empty', () => {
-    const m = menu(undefined, { disabled: ['pptpservice', 'l2tpservice', 'openvpnservice'] });
+    const m = menu(undefined, { disabled: ['pptpservice', 'l2tpservice', 'openvpnservice', 'ipsecservice'] });
     expect(section(m, 'vpnserver')).toBeUndefined();
     const cpe = menu(undefined, { disabled: ['cpeconfigure', 'cpelist', 'cpetopology'] });
     expect(section(cpe, 'cpemanage')).toBeUndefined();

@@ -57,4 +57,5 @@ export const ENTITY_ROUTES: readonly string[] = [
   '/system/clockconfiguration',
   '/system/romotevisit',
   '/system/networkparameter',
+  '/vpnserver/ipsecservice',
 ];

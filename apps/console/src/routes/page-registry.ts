@@ -45,6 +45,7 @@ export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/system/networkparameter': lazy(() => import('../pages/system/network-parameter-page.js')),
   '/system/networkdiagnosis': lazy(() => import('../pages/system/diagnosis-page.js')),
   '/system/telnetclient': lazy(() => import('../pages/system/telnet-page.js')),
+  '/vpnserver/ipsecservice': lazy(() => import('../pages/vpn-server/ipsec-page.js')),
   ...HOTSPOT_PAGES,
   ...AUDIT_PAGES,
 };

@@ -34,6 +34,7 @@ import { hotspotSms } from '../hotspot/hotspot-sms.js';
 import { hotspotRadius } from '../hotspot/hotspot-radius.js';
 import { hotspotLdap } from '../hotspot/hotspot-ldap.js';
 import { openvpnServer } from '../vpn-server/openvpn-server.js';
+import { ipsecPeer } from '../vpn-server/ipsec-server.js';
 import { hotspotWifidog } from '../hotspot/hotspot-wifidog.js';
 import { hotspotCmcc } from '../hotspot/hotspot-cmcc.js';
 import { hotspotRusystem } from '../hotspot/hotspot-rusystem.js';
@@ -108,6 +109,7 @@ export const ENTITIES: readonly AnyEntity[] = [
   netParam as unknown as AnyEntity,
   remoteSyslog as unknown as AnyEntity,
   systemHost as unknown as AnyEntity,
+  ipsecPeer as unknown as AnyEntity,
 ];
 
 export function entityByPath(path: string): AnyEntity | undefined {

@@ -100,7 +100,7 @@ export const MENU_MAP: readonly MenuSectionDef[] = [
   {
     path: '/vpnserver',
     module: 'vpnserver',
-    children: [page('pptpservice'), page('l2tpservice'), page('openvpnservice', { sub: ['exportconf'] })],
+    children: [page('pptpservice'), page('l2tpservice'), page('openvpnservice', { sub: ['exportconf'] }), page('ipsecservice', { sub: ADD_EDIT })],
   },
   {
     path: '/hotspot',

@@ -1,1 +1,2 @@
 export * from './openvpn-server.js';
+export * from './ipsec-server.js';

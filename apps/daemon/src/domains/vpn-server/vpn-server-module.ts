@@ -9,6 +9,12 @@ import { OpenvpnPki } from './vpn-server-pki.js';
 import { vpnServerBackup } from './vpn-server-backup.js';
 import { openvpnSettingsOf, vpnServerContributor } from './vpn-server-ruleset.js';
 import { registerOpenvpnRoutes } from './vpn-server-routes.js';
+import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
+import type { DriverEnv, TargetActivation } from '../../config/domain-module.js';
+import { checkCharonConf, checkSwanctlServer, ipsecViciSocket } from './vpn-server-ipsec.js';
+import { ipsecBindings, ipsecDomain } from './vpn-server-ipsec-domain.js';
+import { ipsecLinuxActivation } from './vpn-server-ipsec-runtime.js';
+import { registerIpsecRoutes } from './vpn-server-ipsec-routes.js';
 
 /**
  * The VPN servers (spec §3 VPN service): the OpenVPN server with its own PKI. Its settings are
@@ -28,9 +34,27 @@ function openvpnDomain(stateDir: string): ConfigDomain {
   };
 }
 
+/** Both servers' activations on the linux driver as one (their handlers never share a key). */
+function linuxActivation(env: DriverEnv): TargetActivation {
+  const openvpn = openvpnLinuxActivation(env);
+  const ipsec = ipsecLinuxActivation(ipsecViciSocket(env.root))(env);
+  return {
+    activate: { ...openvpn.activate, ...ipsec.activate },
+    afterPass: (live) => ipsec.afterPass!(live),
+    async stop() {
+      await Promise.all([openvpn.stop?.(), ipsec.stop?.()]);
+    },
+  };
+}
+
+export interface VpnServerDeps {
+  /** swanctl's commands for the IPsec status routes (a test's fake). */
+  run?: CommandRunner;
+}
+
 export const vpnServerModule = defineDomain({
   name: 'vpn-server',
-  pages: ['openvpnservice', 'caconfiguration', 'clientrsa'],
+  pages: ['openvpnservice', 'caconfiguration', 'clientrsa', 'ipsecservice'],
   formats: [
     {
       name: 'openvpn',
@@ -39,15 +63,22 @@ export const vpnServerModule = defineDomain({
       command: (path) => ['openvpn', '--config', path, '--verb', '0', '--genkey', 'secret', '/dev/null'],
       builtin: (content) => checkOpenvpnConf(content)[0] ?? null,
     },
+    // strongSwan has no offline parser of its settings files: ours parses them back and holds
+    // every setting to the grammar of its key (vpn-server-ipsec.ts); `swanctl --load-all` judges last.
+    { name: 'ipsec-swanctl', builtin: (content) => checkSwanctlServer(content)[0] ?? null },
+    { name: 'ipsec-charon', builtin: (content) => checkCharonConf(content)[0] ?? null },
   ],
   contributions: () => [contribute(RULESET_PARTS, vpnServerContributor)],
   // OpenWrt runs OpenVPN from UCI sections under its own init script, which this domain does not
   // render yet: there the server is not configured at all rather than left half-applied.
-  configDomains: ({ settings }) => (settings.driver === 'openwrt' ? [] : [openvpnDomain(settings.stateDir)]),
-  activation: { linux: openvpnLinuxActivation },
+  // The IPsec server likewise: OpenWrt's strongSwan runs under its own init script and UCI.
+  configDomains: ({ settings }) => (settings.driver === 'openwrt' ? [] : [openvpnDomain(settings.stateDir), ipsecDomain(settings.systemRoot)]),
+  activation: { linux: linuxActivation },
+  bindings: (ctx) => ipsecBindings(ctx),
   migrations: OPENVPN_MIGRATIONS,
   backup: vpnServerBackup,
-  async register(app, ctx) {
+  async register(app, ctx, deps: VpnServerDeps | undefined) {
+    registerIpsecRoutes(app, ctx, deps?.run ?? runCommand);
     const pki = new OpenvpnPki(openvpnPkiDir(ctx.settings.stateDir), ctx.now);
     const clients = new OpenvpnClients(ctx.db, pki, ctx.now);
     await pki.ensure(clients.revokedEntries());

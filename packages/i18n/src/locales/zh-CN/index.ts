@@ -42,6 +42,7 @@ import hotspotSms from './hotspotSms.json';
 import hotspotRadius from './hotspotRadius.json';
 import hotspotLdap from './hotspotLdap.json';
 import openvpnServer from './openvpnServer.json';
+import ipsecPeer from './ipsecPeer.json';
 import hotspotWifidog from './hotspotWifidog.json';
 import hotspotCmcc from './hotspotCmcc.json';
 import hotspotRusystem from './hotspotRusystem.json';
@@ -80,4 +81,4 @@ import remoteSyslog from './remoteSyslog.json';
 import system from './system.json';
 import systemHost from './systemHost.json';
 /** One import per namespace file; a new namespace adds one line here in each language. */
-export default bundle({ common, validation, menu, msg, login, dashboard, adminUser, entity, portal, networkInterface, dhcpServer, dhcpStatic, staticRoute, arpBind, arpAuth, vlan, multiWan, portAttribute, iptv, vpnClient, maintain, hotspot, hotspotZone, hotspotPortal, hotspotTerms, hotspotPlan, hotspotAccounting, hotspotUser, hotspotUserBatch, hotspotWhitelist, hotspotBlacklist, hotspotReminder, hotspotLocalNotice, hotspotUpload, qosBase, qosIpRule, qosMacRule, qosPortRule, qosDomainRule, qosLoadBalance, qosIsp, qos, firewallPortMapping, firewallNat, firewallHostMapping, firewallAcl, firewallLanForward, firewallShareBlock, firewallSessionLimit, firewallConnLimit, firewallDmz, netStatus, hotspotStatus, hotspotReminderList, apGroup, wirelessSsid, apMacFilter, cpeProfile, wireless, hotspotSms, ucentral, hotspotLdap, smsLog, openvpnServer, hotspotWifidog, hotspotCmcc, hotspotRusystem, hotspotCloudportal, hotspotWeixin, hotspotSocial, hotspotRadius, behaviourAudit, speedTest, systemTime, remoteAccess, netParam, remoteSyslog, system, systemHost });
+export default bundle({ common, validation, menu, msg, login, dashboard, adminUser, entity, portal, networkInterface, dhcpServer, dhcpStatic, staticRoute, arpBind, arpAuth, vlan, multiWan, portAttribute, iptv, vpnClient, maintain, hotspot, hotspotZone, hotspotPortal, hotspotTerms, hotspotPlan, hotspotAccounting, hotspotUser, hotspotUserBatch, hotspotWhitelist, hotspotBlacklist, hotspotReminder, hotspotLocalNotice, hotspotUpload, qosBase, qosIpRule, qosMacRule, qosPortRule, qosDomainRule, qosLoadBalance, qosIsp, qos, firewallPortMapping, firewallNat, firewallHostMapping, firewallAcl, firewallLanForward, firewallShareBlock, firewallSessionLimit, firewallConnLimit, firewallDmz, netStatus, hotspotStatus, hotspotReminderList, apGroup, wirelessSsid, apMacFilter, cpeProfile, wireless, hotspotSms, ucentral, hotspotLdap, smsLog, openvpnServer, hotspotWifidog, hotspotCmcc, hotspotRusystem, hotspotCloudportal, hotspotWeixin, hotspotSocial, hotspotRadius, behaviourAudit, speedTest, systemTime, remoteAccess, netParam, remoteSyslog, system, systemHost, ipsecPeer });

@@ -1,0 +1,62 @@
+import { entityByName, ipsecPeer, ipsecPeerConflicts, L2TP_PSK_SOURCE, MSG, type IpsecPeer } from '@portico/schema';
+import { singletonRecord } from '../../config/config-domains.js';
+import type { ConfigDomain, ConfigSnapshot } from '../../config/config-types.js';
+import type { EntityBinding } from '../../config/entity-routes.js';
+import type { AppContext } from '../../app-context.js';
+import { failure } from '../../plugins/api-envelope.js';
+import { IPSEC_FILES, IPSEC_RUN_DIR, renderCharonConf, renderSwanctlSecrets, renderSwanctlServer, servedPeers } from './vpn-server-ipsec.js';
+import { ipsecPeersOf } from './vpn-server-ruleset.js';
+
+/**
+ * The L2TP/IPsec server's pre-shared key, once a module declares that entity (spec §5: an
+ * IPsec peer's key must not be it). Until then there is none to conflict with.
+ */
+export function l2tpPsk(snapshot: ConfigSnapshot): string | undefined {
+  if (!entityByName(L2TP_PSK_SOURCE.entity)) return undefined;
+  const record = singletonRecord(snapshot, L2TP_PSK_SOURCE.entity);
+  if (record?.enabled === false) return undefined;
+  const value = record?.[L2TP_PSK_SOURCE.field];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** The IPsec server as a config domain: charon's file, the connections, the keys, the switch. */
+export function ipsecDomain(systemRoot: string): ConfigDomain {
+  return {
+    name: 'ipsec-server',
+    entities: [ipsecPeer.name],
+    render(snapshot) {
+      const peers = ipsecPeersOf(snapshot);
+      const served = servedPeers(peers);
+      // L2TP/IPsec's share rides on the same charon (its key for anonymous clients).
+      const psk = l2tpPsk(snapshot);
+      const l2tp = psk ? { psk } : undefined;
+      const enabled = served.length > 0 || l2tp !== undefined;
+      const files = [];
+      if (enabled) {
+        const aggressive = served.some((peer) => peer.ike === 'ikev1' && peer.ipsec_mode === 'aggressive');
+        files.push({ target: IPSEC_FILES.charon, content: renderCharonConf(systemRoot, aggressive), check: 'ipsec-charon' });
+        files.push({ target: IPSEC_FILES.secrets, content: renderSwanctlSecrets(served, l2tp), mode: 0o600, check: 'ipsec-swanctl' });
+        files.push({ target: IPSEC_FILES.connections, content: renderSwanctlServer(served, l2tp), check: 'ipsec-swanctl' });
+      }
+      files.push({ target: IPSEC_FILES.control, content: `${JSON.stringify({ enabled })}\n`, check: 'none' });
+      return [{ domain: 'ipsec-server', files, dirs: enabled ? [IPSEC_RUN_DIR] : [] }];
+    },
+  };
+}
+
+/** The cross-row rules of the peers (unique name, one identity per address, L2TP's key). */
+export function ipsecBindings(ctx: AppContext): Record<string, EntityBinding> {
+  return {
+    [ipsecPeer.name]: {
+      rules: {
+        checkWrite: ({ record, previous }) => {
+          const snapshot = ctx.config.journal.capture();
+          const candidate = { ...(previous ?? {}), ...record } as Partial<IpsecPeer>;
+          const others = ipsecPeersOf(snapshot).filter((row) => row.id !== candidate.id);
+          const errors = ipsecPeerConflicts(candidate, others, l2tpPsk(snapshot));
+          return Object.keys(errors).length ? failure(MSG.invalid, errors) : undefined;
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import { fieldErrors, ipsecStatusSchema, MSG, type IpsecStatus } from '@portico/schema';
+import { z } from 'zod';
+import type { AppContext } from '../../app-context.js';
+import type { CommandRunner } from '../../engine/command-runner.js';
+import { failure, success } from '../../plugins/api-envelope.js';
+import { ipsecViciSocket } from './vpn-server-ipsec.js';
+import { readIpsecServerLog } from './vpn-server-ipsec-runtime.js';
+import { parseListSas, refusalReader } from './vpn-server-ipsec-status.js';
+
+const MODULE = 'ipsecservice';
+/** A peer refused for its key or identity reads as the spec's §8 "Auth Failed". */
+export const IPSEC_MSG = { refused: 'msg.authFailed' } as const;
+const kickBody = z.object({ action: z.literal('kick'), uniqueId: z.string().regex(/^\d{1,10}$/, { error: 'validation.option' }) });
+/** A log line the daemon wrote: its ISO stamp, then charon's text. */
+const STAMPED = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,3})?Z) (.*)$/;
+
+/** The server's status: charon answers on its vici socket, its SAs, its refusals from the log. */
+export async function readIpsecStatus(root: string, run: CommandRunner, now: number): Promise<IpsecStatus> {
+  const result = await run(['swanctl', '--list-sas', '--noblock', '--uri', `unix://${ipsecViciSocket(root)}`], { timeoutMs: 10_000 });
+  const running = result.exitCode === 0;
+  const reader = refusalReader(IPSEC_MSG.refused);
+  for (const line of (await readIpsecServerLog(root, 2000)).lines) {
+    const stamped = STAMPED.exec(line);
+    if (stamped) reader.line(stamped[2]!, Date.parse(stamped[1]!));
+  }
+  return { running, sas: running ? parseListSas(result.stdout, now) : [], refusals: reader.refusals() };
+}
+
+/**
+ * The IPsec server's own routes beside its peers (the generic `auth/ipsec`):
+ * - `auth/ipsec/status`: running or STOPPED (charon answers on its vici socket), the IKE SAs
+ *   with peer, address, since and bytes, and the latest refusals (wrong key or identity) from
+ *   its log; POST `kick` with an SA's unique id terminates that IKE SA;
+ * - `auth/ipsec/log`: the newest lines of charon's log.
+ * On the sim driver nothing negotiates: the server reads as stopped.
+ */
+export function registerIpsecRoutes(app: FastifyInstance, ctx: AppContext, run: CommandRunner): void {
+  const root = ctx.settings.systemRoot;
+  const uri = `unix://${ipsecViciSocket(root)}`;
+  const live = ctx.settings.driver === 'linux';
+
+  app.get('/api/auth/ipsec/status', { config: { policy: { module: MODULE, effect: 'read' }, doc: { summary: 'IPsec server: running or stopped, IKE SAs, refusals', response: ipsecStatusSchema } } }, async () => {
+    if (!live) return success({ running: false, sas: [], refusals: [] });
+    return success(await readIpsecStatus(root, run, ctx.now()));
+  });
+
+  app.post('/api/auth/ipsec/status', { config: { policy: { module: MODULE, effect: 'write' }, doc: { summary: 'action kick with uniqueId: terminate that IKE SA' } } }, async (request) => {
+    const body = kickBody.safeParse(request.body ?? {});
+    if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
+    if (!live) return failure(MSG.notFound);
+    const result = await run(['swanctl', '--terminate', '--ike-id', body.data.uniqueId, '--force', '--timeout', '5', '--uri', uri], { timeoutMs: 15_000 });
+    return result.exitCode === 0 ? success() : failure(MSG.notFound);
+  });
+
+  app.get('/api/auth/ipsec/log', { config: { policy: { module: MODULE, effect: 'read' }, doc: { summary: "The newest lines of the IPsec server's log" } } }, async () =>
+    success(live ? await readIpsecServerLog(root) : { present: false, lines: [], truncated: false }),
+  );
+}

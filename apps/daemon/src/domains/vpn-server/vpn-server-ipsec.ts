@@ -1,0 +1,337 @@
+import { isCidr4, isIp, parsePeerSubnets, type IpsecPeer, IPSEC_ID_PATTERN, IPSEC_PEER_NAME_PATTERN } from '@portico/schema';
+import { assertInert } from '../../engine/engine-types.js';
+import { RenderValueError } from '../network/network-public.js';
+import { safePath } from './vpn-server-openvpn.js';
+
+/**
+ * The IPsec server for strongSwan's charon, configured through swanctl (swanctl.conf(5)):
+ * one connection per enabled peer, each with one child SA between the configured networks,
+ * authenticated by pre-shared key. The keys live in a 0600 file the connections file includes
+ * (a relative include: libstrongswan resolves it beside the including file), each written
+ * `0x<hex>`, so no character of a key is ever read as syntax.
+ *
+ * strongSwan's settings syntax: `name {` opens a section, `}` closes it, `key = value` runs to
+ * the end of the line, `#` starts a comment, and values may be quoted. Every value rendered
+ * here is a plain token checked for its key, so nothing is ever quoted.
+ */
+
+export const IPSEC_FILES = {
+  /** charon's own strongswan.conf: its vici socket, its log, its plugins. */
+  charon: '/etc/portico/ipsec-server/strongswan.conf',
+  connections: '/etc/portico/ipsec-server/swanctl.conf',
+  secrets: '/etc/portico/ipsec-server/secrets.conf',
+  /** Whether charon runs: always rendered, so a server without enabled peers is stopped. */
+  control: '/etc/portico/ipsec-server/server.json',
+  /** charon's log, written by the daemon from charon's output and kept bounded. */
+  log: '/var/log/portico/ipsec-server.log',
+} as const;
+
+const SECRETS_INCLUDE = 'secrets.conf';
+const HEADER = '# Portico IPsec server. Generated; changes are overwritten.';
+
+/** The folder of the daemon's charon's vici socket (under the system root). */
+export const IPSEC_RUN_DIR = '/run/portico/ipsec-server';
+
+/** The vici socket of the daemon's charon: its own, never a system charon's. */
+export function ipsecViciSocket(systemRoot: string): string {
+  return safePath(`${systemRoot.replace(/\/+$/, '')}${IPSEC_RUN_DIR}/charon.vici`);
+}
+
+/** The L2TP/IPsec server's share: one transport-mode connection for UDP 1701 with its key. */
+export interface L2tpIpsecPart {
+  psk: string;
+}
+
+export const L2TP_CONNECTION = 'l2tp_ipsec';
+
+function peerName(value: string): string {
+  assertInert(value, 'IPsec peer name');
+  if (!IPSEC_PEER_NAME_PATTERN.test(value) || value === L2TP_CONNECTION) throw new RenderValueError(`IPsec peer name ${JSON.stringify(value)} cannot be rendered`);
+  return value;
+}
+
+function identity(value: string): string {
+  assertInert(value, 'IPsec identity');
+  if (!IPSEC_ID_PATTERN.test(value)) throw new RenderValueError(`IPsec identity ${JSON.stringify(value)} cannot be rendered`);
+  return value;
+}
+
+function address(value: string): string {
+  assertInert(value, 'IPsec peer address');
+  if (!isIp(value) && !/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*$/.test(value)) {
+    throw new RenderValueError(`IPsec peer address ${JSON.stringify(value)} cannot be rendered`);
+  }
+  return value;
+}
+
+function subnets(value: string, what: string): string {
+  assertInert(value, what);
+  const list = parsePeerSubnets(value);
+  if (!list) throw new RenderValueError(`${what} ${JSON.stringify(value)} cannot be rendered`);
+  return list.join(',');
+}
+
+function hexSecret(value: string): string {
+  assertInert(value, 'pre-shared key');
+  if (value === '') throw new RenderValueError('an empty pre-shared key cannot be rendered');
+  return `0x${Buffer.from(value, 'utf8').toString('hex')}`;
+}
+
+/** The peers charon serves: enabled ones with a key (a stored peer always has one). */
+export function servedPeers(peers: readonly IpsecPeer[]): IpsecPeer[] {
+  return peers.filter((peer) => peer.enabled && !!peer.psk);
+}
+
+/**
+ * The identity a peer must prove: its configured remote ID, else its address (what charon
+ * reads as the peer's identity when none is configured); a peer from any address has an ID.
+ */
+export function expectedRemoteId(peer: IpsecPeer): string {
+  return peer.remote_id !== '' ? identity(peer.remote_id) : address(peer.remote_addr);
+}
+
+/** swanctl.conf: one connection per peer, the L2TP/IPsec connection when given, the secrets included. */
+export function renderSwanctlServer(peers: readonly IpsecPeer[], l2tp?: L2tpIpsecPart): string {
+  const out = [HEADER, 'connections {'];
+  for (const peer of servedPeers(peers)) {
+    const name = peerName(peer.name);
+    out.push(`\t${name} {`);
+    out.push(`\t\tversion = ${peer.ike === 'ikev1' ? 1 : 2}`);
+    if (peer.ike === 'ikev1' && peer.ipsec_mode === 'aggressive') out.push('\t\taggressive = yes');
+    out.push('\t\tlocal_addrs = %any');
+    out.push(`\t\tremote_addrs = ${peer.remote_addr === '' ? '%any' : address(peer.remote_addr)}`);
+    out.push('\t\tproposals = default');
+    out.push('\t\tdpd_delay = 30s');
+    out.push('\t\tlocal {', '\t\t\tauth = psk');
+    if (peer.local_id !== '') out.push(`\t\t\tid = ${identity(peer.local_id)}`);
+    out.push('\t\t}', '\t\tremote {', '\t\t\tauth = psk', `\t\t\tid = ${expectedRemoteId(peer)}`, '\t\t}');
+    out.push('\t\tchildren {', `\t\t\t${name} {`);
+    out.push(`\t\t\t\tlocal_ts = ${subnets(peer.local_subnets, 'local subnets')}`);
+    out.push(`\t\t\t\tremote_ts = ${subnets(peer.peer_subnets, 'peer subnets')}`);
+    out.push('\t\t\t\tesp_proposals = default', '\t\t\t\tstart_action = none', '\t\t\t\tdpd_action = clear');
+    out.push('\t\t\t}', '\t\t}', '\t}');
+  }
+  if (l2tp) {
+    out.push(`\t${L2TP_CONNECTION} {`, '\t\tversion = 1', '\t\tlocal_addrs = %any', '\t\tremote_addrs = %any', '\t\tproposals = default');
+    out.push('\t\tlocal {', '\t\t\tauth = psk', '\t\t}', '\t\tremote {', '\t\t\tauth = psk', '\t\t}');
+    out.push('\t\tchildren {', `\t\t\t${L2TP_CONNECTION} {`, '\t\t\t\tmode = transport', '\t\t\t\tlocal_ts = dynamic[udp/1701]', '\t\t\t\tremote_ts = dynamic[udp]');
+    out.push('\t\t\t\tesp_proposals = default', '\t\t\t\tstart_action = none', '\t\t\t\tdpd_action = clear', '\t\t\t}', '\t\t}', '\t}');
+  }
+  out.push('}', `include ${SECRETS_INCLUDE}`);
+  return `${out.join('\n')}\n`;
+}
+
+/** The secrets file (0600): one key per peer, bound to the identity it must prove. */
+export function renderSwanctlSecrets(peers: readonly IpsecPeer[], l2tp?: L2tpIpsecPart): string {
+  const out = [HEADER, '# Pre-shared keys, hex-encoded.', 'secrets {'];
+  for (const peer of servedPeers(peers)) {
+    out.push(`\tike-${peerName(peer.name)} {`);
+    if (peer.local_id !== '') out.push(`\t\tid-local = ${identity(peer.local_id)}`);
+    out.push(`\t\tid-remote = ${expectedRemoteId(peer)}`, `\t\tsecret = ${hexSecret(peer.psk!)}`, '\t}');
+  }
+  // L2TP/IPsec clients are anonymous: their key is the one for any identity.
+  if (l2tp) out.push(`\tike-${L2TP_CONNECTION} {`, `\t\tsecret = ${hexSecret(l2tp.psk)}`, '\t}');
+  out.push('}');
+  return `${out.join('\n')}\n`;
+}
+
+/** Plugins charon loads: what PSK authentication, ESP in the kernel and vici need, nothing else. */
+const CHARON_PLUGINS = 'random nonce aes sha1 sha2 md5 hmac gmp kdf xcbc pem pkcs1 pubkey x509 kernel-netlink socket-default vici';
+
+/**
+ * charon's strongswan.conf: its own vici socket (so it never meets a system charon's), its log
+ * to stderr (the daemon keeps it in a bounded file) at level 1 (configuration at 1 too: peer
+ * configs looked up by identity, which is how a wrong ID shows; keys are logged only from level
+ * 2 on, never here) with network and encoding dumps off, and no routes of its own (the tunnels are policy-based).
+ * IKEv1 aggressive mode with a pre-shared key needs strongSwan's explicit consent.
+ */
+export function renderCharonConf(systemRoot: string, aggressive: boolean): string {
+  const socket = ipsecViciSocket(systemRoot);
+  const out = [
+    HEADER,
+    'charon-systemd {',
+    `\tload = ${CHARON_PLUGINS}`,
+    '\tjournal {',
+    '\t\tdefault = -1',
+    '\t}',
+    '}',
+    'charon {',
+    `\tload = ${CHARON_PLUGINS}`,
+    '\tinstall_routes = no',
+    ...(aggressive ? ['\ti_dont_care_about_security_and_use_aggressive_mode_psk = yes'] : []),
+    '\tplugins {',
+    '\t\tvici {',
+    `\t\t\tsocket = unix://${socket}`,
+    '\t\t}',
+    '\t}',
+    '\tfilelog {',
+    '\t\tstderr {',
+    '\t\t\tdefault = 1',
+    '\t\t\tcfg = 1',
+    '\t\t\tnet = 0',
+    '\t\t\tenc = 0',
+    '\t\t\tike_name = yes',
+    '\t\t}',
+    '\t}',
+    '}',
+  ];
+  return `${out.join('\n')}\n`;
+}
+
+// ---- The checker: the rendered file parsed back and every setting held to its grammar ----
+
+const SECTION = /^([A-Za-z0-9_-]+) \{$/;
+const SETTING = /^([a-z_]+(?:-[a-z0-9_]+)*) = (\S(?:.*\S)?)$/;
+const INCLUDE = /^include ([a-z0-9-]+\.conf)$/;
+
+type Grammar = (value: string) => boolean;
+const oneOf =
+  (...values: string[]): Grammar =>
+  (value) =>
+    values.includes(value);
+const isIdentity: Grammar = (value) => IPSEC_ID_PATTERN.test(value);
+const isAddress: Grammar = (value) => value === '%any' || isIp(value) || /^[A-Za-z0-9][A-Za-z0-9.-]{0,252}$/.test(value);
+const isTsList: Grammar = (value) => value.split(',').every((item) => isCidr4(item, { network: true }) || /^dynamic\[udp(?:\/1701)?\]$/.test(item));
+const isProposal: Grammar = (value) => /^[a-z0-9-]+(?:,[a-z0-9-]+)*$/.test(value);
+
+/** The settings each kind of section may hold (swanctl.conf(5)), with their value grammars. */
+const CONNECTION_KEYS: Record<string, Grammar> = {
+  version: oneOf('0', '1', '2'),
+  aggressive: oneOf('yes', 'no'),
+  local_addrs: isAddress,
+  remote_addrs: isAddress,
+  proposals: isProposal,
+  dpd_delay: (value) => /^\d{1,5}s$/.test(value),
+};
+const AUTH_KEYS: Record<string, Grammar> = { auth: oneOf('psk'), id: isIdentity };
+const CHILD_KEYS: Record<string, Grammar> = {
+  mode: oneOf('tunnel', 'transport'),
+  local_ts: isTsList,
+  remote_ts: isTsList,
+  esp_proposals: isProposal,
+  start_action: oneOf('none', 'trap', 'start'),
+  dpd_action: oneOf('clear', 'trap', 'restart'),
+};
+
+function secretKey(key: string, value: string): string | null {
+  if (key === 'secret') return /^0x(?:[0-9a-f]{2})+$/.test(value) ? null : 'secret is not hex';
+  if (/^id(?:-[a-z0-9_]+)?$/.test(key)) return isIdentity(value) ? null : `identity ${key} is not a plain identity`;
+  return `unknown secret setting ${key}`;
+}
+
+/** Where in the tree a setting is: `connections.<c>`, `…local`, `…children.<c>`, `secrets.ike-*`. */
+function checkSetting(path: readonly string[], key: string, value: string): string | null {
+  const [top, , sub, child] = path;
+  let grammar: Grammar | undefined;
+  if (top === 'connections' && path.length === 2) grammar = CONNECTION_KEYS[key];
+  else if (top === 'connections' && path.length === 3 && (sub === 'local' || sub === 'remote')) grammar = AUTH_KEYS[key];
+  else if (top === 'connections' && path.length === 4 && sub === 'children' && child) grammar = CHILD_KEYS[key];
+  else if (top === 'secrets' && path.length === 2) return /^ike-/.test(path[1]!) ? secretKey(key, value) : `unknown secret section ${path[1]}`;
+  else return `setting ${key} where none belongs (${path.join('.')})`;
+  if (!grammar) return `unknown setting ${key} in ${path.join('.')}`;
+  return grammar(value) ? null : `value of ${key} not in its grammar`;
+}
+
+interface ParsedLine {
+  kind: 'open' | 'close' | 'setting' | 'include';
+  name?: string;
+  key?: string;
+  value?: string;
+  depth: number;
+}
+
+/** The settings grammar (strongswan.conf(5)), as this renderer writes it: one construct a line. */
+function parseSettings(content: string, problems: string[]): ParsedLine[] {
+  if (!content.endsWith('\n')) problems.push('file does not end with a newline');
+  const lines = content.split('\n');
+  lines.pop();
+  const parsed: ParsedLine[] = [];
+  let depth = 0;
+  lines.forEach((raw, index) => {
+    const at = `line ${index + 1}`;
+    if (!/^[\t\x20-\x7e]*$/.test(raw)) return problems.push(`${at}: not printable ASCII`);
+    const line = raw.replace(/^\t*/, '');
+    const indent = raw.length - line.length;
+    if (line === '' || line.startsWith('# ')) return undefined;
+    if (/["'\\#{}$]/.test(line.replace(/ \{$/, '').replace(/^\}$/, ''))) return problems.push(`${at}: quote, escape, comment, brace or reference inside a value`);
+    if (line === '}') {
+      depth -= 1;
+      if (depth < 0) return problems.push(`${at}: unbalanced }`);
+      if (indent !== depth) problems.push(`${at}: indentation does not follow nesting`);
+      return parsed.push({ kind: 'close', depth });
+    }
+    if (indent !== depth) return problems.push(`${at}: indentation does not follow nesting`);
+    const section = SECTION.exec(line);
+    if (section) {
+      parsed.push({ kind: 'open', name: section[1]!, depth });
+      depth += 1;
+      return undefined;
+    }
+    const include = INCLUDE.exec(line);
+    if (include) return parsed.push({ kind: 'include', value: include[1]!, depth });
+    const setting = SETTING.exec(line);
+    if (!setting) return problems.push(`${at}: not a section, setting or include`);
+    return parsed.push({ kind: 'setting', key: setting[1]!, value: setting[2]!, depth });
+  });
+  if (depth > 0) problems.push('unclosed section');
+  return parsed;
+}
+
+/**
+ * The checker of a rendered swanctl.conf or secrets file. strongSwan has no offline parser of
+ * swanctl.conf (swanctl only reads one to send it to a running charon over vici), so the file
+ * is parsed back with the settings grammar and every setting held to the grammar swanctl.conf(5)
+ * gives its key: a key the renderer never writes, a value that is not a plain token of its
+ * kind, an include leaving the folder, or a secret not in hex fails the install. The one
+ * `swanctl --load-all` after the install is the final word: its refusal fails the apply.
+ */
+export function checkSwanctlServer(content: string): string[] {
+  const problems: string[] = [];
+  const path: string[] = [];
+  for (const line of parseSettings(content, problems)) {
+    if (line.kind === 'open') {
+      if (path.length === 0 && line.name !== 'connections' && line.name !== 'secrets') problems.push(`unknown top-level section ${line.name}`);
+      path.push(line.name!);
+    } else if (line.kind === 'close') path.pop();
+    else if (line.kind === 'include') {
+      if (path.length) problems.push('include inside a section');
+    } else {
+      const problem = checkSetting(path, line.key!, line.value!);
+      if (problem) problems.push(problem);
+    }
+  }
+  return problems;
+}
+
+const CHARON_KEYS: Record<string, Grammar> = {
+  load: (value) => value === CHARON_PLUGINS,
+  install_routes: oneOf('no'),
+  i_dont_care_about_security_and_use_aggressive_mode_psk: oneOf('yes'),
+  socket: (value) => /^unix:\/\/\/[A-Za-z0-9._/-]+\.vici$/.test(value) && !value.split('/').includes('..'),
+  default: (value) => /^-?[0-4]$/.test(value),
+  cfg: oneOf('0', '1'),
+  net: oneOf('0'),
+  enc: oneOf('0'),
+  ike_name: oneOf('yes'),
+};
+
+/** The checker of charon's strongswan.conf: the same grammar, the keys this renderer writes. */
+export function checkCharonConf(content: string): string[] {
+  const problems: string[] = [];
+  const path: string[] = [];
+  for (const line of parseSettings(content, problems)) {
+    if (line.kind === 'open') {
+      if (path.length === 0 && line.name !== 'charon' && line.name !== 'charon-systemd') problems.push(`unknown top-level section ${line.name}`);
+      path.push(line.name!);
+    } else if (line.kind === 'close') path.pop();
+    else if (line.kind === 'include') problems.push('include in charon configuration');
+    else if (!path.length) problems.push(`setting ${line.key} outside a section`);
+    else {
+      const grammar = CHARON_KEYS[line.key!];
+      if (!grammar) problems.push(`unknown setting ${line.key}`);
+      else if (!grammar(line.value!)) problems.push(`value of ${line.key} not in its grammar`);
+    }
+  }
+  return problems;
+}
+
