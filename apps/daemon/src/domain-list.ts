@@ -16,6 +16,7 @@ import { qosModule } from './domains/qos/qos-module.js';
 import { maintainModule } from './domains/maintain/maintain-module.js';
 import { wirelessModule } from './domains/wireless/wireless-module.js';
 import { vpnServerModule } from './domains/vpn-server/vpn-server-module.js';
+import { healthModule } from './domains/health/health-module.js';
 
 /**
  * Every domain of the daemon, in order. The order is the apply order of their configuration
@@ -36,6 +37,7 @@ export const DOMAIN_MODULES = [
   qosModule,
   wirelessModule,
   vpnServerModule,
+  healthModule,
   maintainModule,
 ] as const;
 

@@ -40,6 +40,7 @@ import { hotspotRusystem } from '../hotspot/hotspot-rusystem.js';
 import { hotspotCloudportal } from '../hotspot/hotspot-cloudportal.js';
 import { hotspotWeixin } from '../hotspot/hotspot-weixin.js';
 import { hotspotSocial } from '../hotspot/hotspot-social.js';
+import { securityEvents } from '../security/security-events.js';
 import { apGroup, wirelessSsid, apMacFilter, cpeProfile } from '../wireless/index.js';
 /**
  * Every declared entity, one line each. The daemon registers routes for all of them, the
@@ -99,6 +100,7 @@ export const ENTITIES: readonly AnyEntity[] = [
   apMacFilter as unknown as AnyEntity,
   cpeProfile as unknown as AnyEntity,
   openvpnServer as unknown as AnyEntity,
+  securityEvents as unknown as AnyEntity,
 ];
 
 export function entityByPath(path: string): AnyEntity | undefined {

@@ -1,0 +1,106 @@
+/*
+ * portico-l2probe: sends one Ethernet frame out of one interface and prints the frames that
+ * arrive on any interface of the network namespace for a while. The health monitor builds the
+ * frame (DHCPDISCOVER, PADI, ARP probe, loop probe) and parses every answer itself
+ * (health-packets.ts); this helper only does what Node cannot: AF_PACKET.
+ *
+ * usage: portico-l2probe <ifname> <listen-ms> <frame-hex> [<ethertype-hex> ...]
+ * output: one line per received frame: <ifname> <pkttype> <hex of at most 1518 bytes>
+ * Frames we sent ourselves (PACKET_OUTGOING) are not printed; at most 512 frames are.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_FRAME 1518
+#define MAX_FRAMES 512
+#define MAX_TYPES 8
+
+static int hexval(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+static long long now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int fail(const char *what) {
+  fprintf(stderr, "portico-l2probe: %s: %s\n", what, errno ? strerror(errno) : "invalid");
+  return 2;
+}
+
+int main(int argc, char **argv) {
+  unsigned char frame[MAX_FRAME], buf[2048];
+  unsigned short types[MAX_TYPES];
+  int ntypes = 0;
+  if (argc < 4 || argc > 4 + MAX_TYPES) { errno = 0; return fail("usage: <ifname> <listen-ms> <frame-hex> [<ethertype-hex> ...]"); }
+  unsigned ifindex = if_nametoindex(argv[1]);
+  if (!ifindex) return fail("interface");
+  char *end;
+  long listen_ms = strtol(argv[2], &end, 10);
+  if (*end || listen_ms < 1 || listen_ms > 10000) { errno = 0; return fail("listen-ms"); }
+  size_t hexlen = strlen(argv[3]);
+  if (hexlen % 2 || hexlen / 2 < 14 || hexlen / 2 > MAX_FRAME) { errno = 0; return fail("frame"); }
+  size_t len = hexlen / 2;
+  for (size_t i = 0; i < len; i++) {
+    int hi = hexval(argv[3][2 * i]), lo = hexval(argv[3][2 * i + 1]);
+    if (hi < 0 || lo < 0) { errno = 0; return fail("frame"); }
+    frame[i] = (unsigned char)(hi << 4 | lo);
+  }
+  for (int i = 4; i < argc; i++) {
+    long type = strtol(argv[i], &end, 16);
+    if (*end || type < 0x0600 || type > 0xffff) { errno = 0; return fail("ethertype"); }
+    types[ntypes++] = (unsigned short)type;
+  }
+
+  /* Listening starts before the frame leaves, so a fast answer is not missed. */
+  int rx = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+  if (rx < 0) return fail("capture socket");
+  int tx = socket(AF_PACKET, SOCK_RAW, 0);
+  if (tx < 0) return fail("send socket");
+  struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_ifindex = (int)ifindex, .sll_halen = ETH_ALEN };
+  memcpy(to.sll_addr, frame, ETH_ALEN);
+  if (sendto(tx, frame, len, 0, (struct sockaddr *)&to, sizeof to) != (ssize_t)len) return fail("send");
+
+  long long deadline = now_ms() + listen_ms;
+  int printed = 0;
+  for (;;) {
+    long long left = deadline - now_ms();
+    if (left <= 0 || printed >= MAX_FRAMES) break;
+    struct pollfd p = { .fd = rx, .events = POLLIN };
+    int ready = poll(&p, 1, (int)left);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) break;
+    struct sockaddr_ll from;
+    socklen_t fromlen = sizeof from;
+    ssize_t n = recvfrom(rx, buf, sizeof buf, MSG_TRUNC, (struct sockaddr *)&from, &fromlen);
+    if (n < 14 || from.sll_pkttype == PACKET_OUTGOING) continue;
+    if (n > MAX_FRAME) n = MAX_FRAME;
+    unsigned short type = (unsigned short)(buf[12] << 8 | buf[13]);
+    int wanted = ntypes == 0;
+    for (int i = 0; i < ntypes; i++) wanted |= types[i] == type;
+    if (!wanted) continue;
+    char name[IF_NAMESIZE] = "?";
+    if (!if_indextoname((unsigned)from.sll_ifindex, name)) strcpy(name, "?");
+    printf("%s %u ", name, (unsigned)from.sll_pkttype);
+    for (ssize_t i = 0; i < n; i++) printf("%02x", buf[i]);
+    putchar('\n');
+    printed++;
+  }
+  fflush(stdout);
+  return 0;
+}
