@@ -37,16 +37,16 @@ const AREAS_NOT_BUILT = ['Application', 'Cloud/vendor', 'Storage'];
  */
 const FUNCTIONS_NOT_BUILT: Record<'get' | 'post', readonly string[]> = {
   get: [
-    // Firmware upgrade, diagnosis, network parameters, time, remote access, health check, e-mail notice, events, disks, audit.
+    // Firmware upgrade, diagnosis, network parameters, time, remote access, e-mail notice, disks, audit.
     'sysconf/bgcheck', 'sysconf/bgcheckresult', 'sysconf/bgdownload', 'sysconf/bgfilecheck', 'sysconf/bgupgrade', 'sysconf/diagnosis',
-    'sysconf/netparam', 'sysconf/time', 'sysconf/remoteaccess', 'sysconf/check', 'sysconf/emailinfo', 'sysconf/events', 'sysconf/disk',
-    'sysconf/audit', 'sysconf/health',
+    'sysconf/netparam', 'sysconf/time', 'sysconf/remoteaccess', 'sysconf/emailinfo', 'sysconf/disk',
+    'sysconf/audit',
     // VPN servers other than OpenVPN.
     'auth/pptp', 'auth/l2tp', 'auth/pppoe', 'auth/ipsec',
   ],
   post: [
     'sysconf/diagnosis', 'sysconf/netparam', 'sysconf/time', 'sysconf/system', 'sysconf/remoteaccess', 'sysconf/syslog', 'sysconf/log',
-    'sysconf/events', 'sysconf/emailinfo', 'sysconf/check', 'sysconf/disk', 'sysconf/auditdisk', 'sysconf/audit',
+    'sysconf/emailinfo', 'sysconf/disk', 'sysconf/auditdisk', 'sysconf/audit',
     'auth/pptp', 'auth/l2tp', 'auth/pppoe', 'auth/ipsec',
   ],
 };
