@@ -40,6 +40,8 @@ export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/system/caconfiguration': lazy(() => import('../pages/vpn-server/ca-config-page.js')),
   '/system/clientrsa': lazy(() => import('../pages/vpn-server/client-rsa-page.js')),
   '/vpnserver/openvpnservice/exportconf': lazy(() => import('../pages/vpn-server/openvpn-export-page.js')),
+  '/security/health': lazy(() => import('../pages/security/health-page.js')),
+  '/security/examination': lazy(() => import('../pages/security/examination-page.js')),
   ...HOTSPOT_PAGES,
 };
 
