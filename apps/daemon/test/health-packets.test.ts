@@ -153,12 +153,22 @@ describe('ARP and loops', () => {
 });
 
 describe('the probes of one interface', () => {
-  test('answers from another device are findings; our own MACs, other transactions and noise are not', async () => {
-    const sent: Array<{ device: string; type: number }> = [];
-    // A fake wire: answers each probe as a rogue server, the gateway's own server and a loop would.
+  /** A fake wire: answers each probe as a rogue server, the gateway's own server and a loop would. */
+  function wire(options: { loop: boolean }) {
+    const sent: Array<{ device: string; type: number | null }> = [];
+    let circling: Buffer | null = null;
     const probe: L2Probe = async (device, _ms, frame) => {
-      const type = frame.readUInt16BE(12);
+      const type = frame ? frame.readUInt16BE(12) : null;
       sent.push({ device, type });
+      if (frame === null) return circling ? [{ ifname: 'lanp2', frame: circling }] : [];
+      if (type === 0x88b5) {
+        if (!options.loop) return [];
+        circling = frame;
+        return [
+          { ifname: 'lanp2', frame },
+          { ifname: 'lanp2', frame: Buffer.from('garbage') },
+        ];
+      }
       if (type === 0x0800) {
         const xid = frame.readUInt32BE(14 + 20 + 8 + 4);
         return [
@@ -169,18 +179,31 @@ describe('the probes of one interface', () => {
       }
       if (type === 0x8863) return [{ ifname: 'lanp2', frame: pado(frame.subarray(14 + 6 + 4 + 4, 14 + 6 + 4 + 4 + 8)) }];
       if (type === 0x0806) return [{ ifname: 'lanp2', frame: arpReply(ROGUE, '192.168.11.1') }];
-      return [
-        { ifname: 'lanp2', frame },
-        { ifname: 'lanp2', frame: Buffer.from('garbage') },
-      ];
+      return [];
     };
-    const found = await probeInterface({ interface: 'lan', device: 'br-lan', addresses: ['192.168.11.1'] }, GW, new Set([GW, '02:00:00:00:00:09']), probe);
-    expect(found).toEqual([
+    return { probe, sent };
+  }
+  const target = { interface: 'lan', device: 'br-lan', addresses: ['192.168.11.1'] };
+  const own = new Set([GW, '02:00:00:00:00:09']);
+
+  test('answers from another device are findings; our own MACs, other transactions and noise are not', async () => {
+    const { probe, sent } = wire({ loop: false });
+    expect(await probeInterface(target, GW, own, probe)).toEqual([
       { kind: 'dhcpServer', interface: 'lan', port: '', ip: '192.168.11.250', mac: ROGUE },
       { kind: 'pppoeServer', interface: 'lan', port: '', ip: '', mac: ROGUE },
       { kind: 'ipConflict', interface: 'lan', port: '', ip: '192.168.11.1', mac: ROGUE },
-      { kind: 'loop', interface: 'lan', port: 'lanp2', ip: '', mac: '' },
     ]);
     expect(sent.every((s) => s.device === 'br-lan')).toBe(true);
+  });
+
+  test('on a loop only the loop is reported, and while our probe still circles no new broadcast is sent', async () => {
+    const { probe, sent } = wire({ loop: true });
+    const loops = new Map<string, Buffer>();
+    const loop = [{ kind: 'loop', interface: 'lan', port: 'lanp2', ip: '', mac: '' }];
+    expect(await probeInterface(target, GW, own, probe, loops)).toEqual(loop);
+    expect(sent.map((s) => s.type)).toEqual([0x88b5]);
+    expect(await probeInterface(target, GW, own, probe, loops)).toEqual(loop);
+    // The second round only listened.
+    expect(sent.map((s) => s.type)).toEqual([0x88b5, null]);
   });
 });

@@ -16,7 +16,10 @@ const ROGUE = '02:66:66:66:66:66';
 const wire = { rogueArp: false, loop: false };
 
 /** ARP reply of the rogue holder of 192.168.11.1, and our loop probe back on lanp2. */
+let circling: Buffer | null = null;
 const probe: L2Probe = async (_device, _ms, frame) => {
+  // Listening only: our earlier loop probe comes round again while the loop is there.
+  if (frame === null) return wire.loop && circling ? [{ ifname: 'lanp2', frame: circling }] : [];
   const type = frame.readUInt16BE(12);
   if (type === 0x0806 && wire.rogueArp) {
     const arp = Buffer.alloc(28);
@@ -29,7 +32,10 @@ const probe: L2Probe = async (_device, _ms, frame) => {
     Buffer.from([192, 168, 11, 1]).copy(arp, 14);
     return [{ ifname: 'lanp1', frame: Buffer.concat([Buffer.from('020000000001' + ROGUE.replaceAll(':', '') + '0806', 'hex'), arp]) }];
   }
-  if (type === 0x88b5 && wire.loop) return [{ ifname: 'lanp2', frame }];
+  if (type === 0x88b5 && wire.loop) {
+    circling = frame;
+    return [{ ifname: 'lanp2', frame }];
+  }
   return [];
 };
 

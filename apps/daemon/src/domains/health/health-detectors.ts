@@ -31,11 +31,12 @@ export interface ProbeTarget {
   addresses: readonly string[];
 }
 
-/** Sends one frame out of `device` and returns the frames of `types` that arrive meanwhile. */
-export type L2Probe = (device: string, listenMs: number, frame: Buffer, types: readonly number[]) => Promise<CapturedFrame[]>;
+/** Sends one frame out of `device` (none: only listens) and returns the frames of `types` that arrive meanwhile. */
+export type L2Probe = (device: string, listenMs: number, frame: Buffer | null, types: readonly number[]) => Promise<CapturedFrame[]>;
 
 /** How long each probe listens for answers, in milliseconds. */
-export const LISTEN_MS = { dhcp: 2000, pppoe: 1000, arp: 1000, loop: 500 } as const;
+// A looped LAN storms, and a storm is served by ksoftirqd: our probe may need a while to come round.
+export const LISTEN_MS = { dhcp: 1500, pppoe: 800, arp: 800, loop: 1000 } as const;
 
 const DEVICE_NAME = /^[A-Za-z0-9_.@-]{1,15}$/;
 
@@ -43,7 +44,7 @@ const DEVICE_NAME = /^[A-Za-z0-9_.@-]{1,15}$/;
 export function helperProbe(run: CommandRunner, helper: string, prefix: readonly string[] = []): L2Probe {
   return async (device, listenMs, frame, types) => {
     if (!DEVICE_NAME.test(device)) throw new Error(`not a device name: ${JSON.stringify(device)}`);
-    const argv = [...prefix, helper, device, String(listenMs), frame.toString('hex'), ...types.map((t) => t.toString(16).padStart(4, '0'))];
+    const argv = [...prefix, helper, device, String(listenMs), frame ? frame.toString('hex') : '-', ...types.map((t) => t.toString(16).padStart(4, '0'))];
     const result = await run(argv, { timeoutMs: listenMs + 5000 });
     if (result.exitCode !== 0) throw new Error(`portico-l2probe on ${device}: ${result.stderr.slice(0, 200)}`);
     return parseCapture(result.stdout);
@@ -72,16 +73,38 @@ export async function linkMacs(run: CommandRunner, prefix: readonly string[] = [
 
 const dedupe = (list: Detection[]) => [...new Map(list.map((d) => [`${d.kind} ${d.interface} ${d.port} ${d.ip} ${d.mac}`, d])).values()];
 
+/** The nonce of the loop probe still circling each interface's loop, by interface. */
+export type LoopProbes = Map<string, Buffer>;
+
 /**
- * The four LAN probes of one interface, one after the other: another DHCP server (a DISCOVER
- * nobody but a server answers), a PPPoE server (a PADI), an IP address conflict (an ARP probe
- * per address of the interface) and a loop (a broadcast of our own that comes back in).
- * `ownMacs` are the gateway's own: an answer from one of them is not another device.
+ * The LAN probes of one interface, one after the other. First a loop: a broadcast of our own
+ * arriving back on a port. On a loop every broadcast circles until the loop is broken, so
+ * while our last probe still comes round no new one is sent (listening is enough), and the
+ * other probes, all broadcasts, wait until the loop is gone. Then another DHCP server (a
+ * DISCOVER nobody but a server answers), a PPPoE server (a PADI) and an IP address conflict
+ * (an ARP probe per address of the interface). `ownMacs` are the gateway's own: an answer
+ * from one of them is not another device.
  */
-export async function probeInterface(target: ProbeTarget, mac: string, ownMacs: ReadonlySet<string>, probe: L2Probe): Promise<Detection[]> {
+export async function probeInterface(target: ProbeTarget, mac: string, ownMacs: ReadonlySet<string>, probe: L2Probe, loops: LoopProbes = new Map()): Promise<Detection[]> {
   const found: Detection[] = [];
   const base = { interface: target.interface, port: '', ip: '', mac: '' };
   const foreign = (m: string) => !ownMacs.has(m) && m !== mac;
+
+  const loopPorts = async (nonce: Buffer, frame: Buffer | null) => {
+    const seen = new Set((await probe(target.device, LISTEN_MS.loop, frame, [ETHERTYPE.loop])).filter((f) => isLoopProbe(f.frame, nonce)).map((f) => f.ifname));
+    // A bridge hands what came back in on a port up to itself too: the port is the news.
+    if ([...seen].some((name) => name !== target.device)) seen.delete(target.device);
+    return [...seen];
+  };
+  const circling = loops.get(target.interface);
+  let ports = circling ? await loopPorts(circling, null) : [];
+  if (ports.length === 0) {
+    const nonce = randomBytes(16);
+    ports = await loopPorts(nonce, loopProbe(mac, nonce));
+    if (ports.length) loops.set(target.interface, nonce);
+    else loops.delete(target.interface);
+  }
+  if (ports.length) return dedupe(ports.map((port) => ({ ...base, kind: 'loop' as const, port })));
 
   const xid = randomBytes(4).readUInt32BE(0);
   for (const { frame } of await probe(target.device, LISTEN_MS.dhcp, dhcpDiscover(mac, xid), [ETHERTYPE.ipv4])) {
@@ -100,13 +123,6 @@ export async function probeInterface(target: ProbeTarget, mac: string, ownMacs: 
       const claim = parseArpClaim(frame, ip);
       if (claim && foreign(claim.mac)) found.push({ ...base, kind: 'ipConflict', ip: claim.ip, mac: claim.mac });
     }
-  }
-
-  // Sent with our own source address: a bridge of ours drops it when it comes back, so the
-  // probe itself never circles; seen arriving on any port, the LAN has a loop.
-  const nonce = randomBytes(16);
-  for (const { ifname, frame } of await probe(target.device, LISTEN_MS.loop, loopProbe(mac, nonce), [ETHERTYPE.loop])) {
-    if (isLoopProbe(frame, nonce)) found.push({ ...base, kind: 'loop', port: ifname });
   }
   return dedupe(found);
 }

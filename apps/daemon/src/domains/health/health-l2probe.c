@@ -4,12 +4,15 @@
  * frame (DHCPDISCOVER, PADI, ARP probe, loop probe) and parses every answer itself
  * (health-packets.ts); this helper only does what Node cannot: AF_PACKET.
  *
- * usage: portico-l2probe <ifname> <listen-ms> <frame-hex> [<ethertype-hex> ...]
+ * usage: portico-l2probe <ifname> <listen-ms> <frame-hex | -> [<ethertype-hex> ...]
  * output: one line per received frame: <ifname> <pkttype> <hex of at most 1518 bytes>
- * Frames we sent ourselves (PACKET_OUTGOING) are not printed; at most 512 frames are.
+ * `-` sends nothing and only listens. Frames we sent ourselves (PACKET_OUTGOING) are not
+ * printed; at most 512 frames are. The ethertypes are filtered in the kernel (a socket
+ * filter), so a storm of other frames on a looped LAN cannot crowd ours out of the queue.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
@@ -47,16 +50,17 @@ int main(int argc, char **argv) {
   unsigned char frame[MAX_FRAME], buf[2048];
   unsigned short types[MAX_TYPES];
   int ntypes = 0;
-  if (argc < 4 || argc > 4 + MAX_TYPES) { errno = 0; return fail("usage: <ifname> <listen-ms> <frame-hex> [<ethertype-hex> ...]"); }
+  if (argc < 4 || argc > 4 + MAX_TYPES) { errno = 0; return fail("usage: <ifname> <listen-ms> <frame-hex | -> [<ethertype-hex> ...]"); }
   unsigned ifindex = if_nametoindex(argv[1]);
   if (!ifindex) return fail("interface");
   char *end;
   long listen_ms = strtol(argv[2], &end, 10);
   if (*end || listen_ms < 1 || listen_ms > 10000) { errno = 0; return fail("listen-ms"); }
-  size_t hexlen = strlen(argv[3]);
+  int send_frame = strcmp(argv[3], "-") != 0;
+  size_t hexlen = send_frame ? strlen(argv[3]) : 28;
   if (hexlen % 2 || hexlen / 2 < 14 || hexlen / 2 > MAX_FRAME) { errno = 0; return fail("frame"); }
-  size_t len = hexlen / 2;
-  for (size_t i = 0; i < len; i++) {
+  size_t len = send_frame ? hexlen / 2 : 0;
+  for (size_t i = 0; send_frame && i < len; i++) {
     int hi = hexval(argv[3][2 * i]), lo = hexval(argv[3][2 * i + 1]);
     if (hi < 0 || lo < 0) { errno = 0; return fail("frame"); }
     frame[i] = (unsigned char)(hi << 4 | lo);
@@ -70,11 +74,24 @@ int main(int argc, char **argv) {
   /* Listening starts before the frame leaves, so a fast answer is not missed. */
   int rx = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
   if (rx < 0) return fail("capture socket");
-  int tx = socket(AF_PACKET, SOCK_RAW, 0);
-  if (tx < 0) return fail("send socket");
-  struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_ifindex = (int)ifindex, .sll_halen = ETH_ALEN };
-  memcpy(to.sll_addr, frame, ETH_ALEN);
-  if (sendto(tx, frame, len, 0, (struct sockaddr *)&to, sizeof to) != (ssize_t)len) return fail("send");
+  if (ntypes > 0) {
+    /* ldh [12]; one jeq per type to the accept; ret 0; accept: ret 0xffff */
+    struct sock_filter code[MAX_TYPES + 3];
+    code[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12);
+    for (int i = 0; i < ntypes; i++) code[1 + i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, types[i], (unsigned char)(ntypes - i), 0);
+    code[1 + ntypes] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+    code[2 + ntypes] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0xffff);
+    struct sock_fprog prog = { .len = (unsigned short)(ntypes + 3), .filter = code };
+    if (setsockopt(rx, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof prog) < 0) return fail("socket filter");
+    /* Frames queued before the filter was attached are read and dropped below by type. */
+  }
+  if (send_frame) {
+    int tx = socket(AF_PACKET, SOCK_RAW, 0);
+    if (tx < 0) return fail("send socket");
+    struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_ifindex = (int)ifindex, .sll_halen = ETH_ALEN };
+    memcpy(to.sll_addr, frame, ETH_ALEN);
+    if (sendto(tx, frame, len, 0, (struct sockaddr *)&to, sizeof to) != (ssize_t)len) return fail("send");
+  }
 
   long long deadline = now_ms() + listen_ms;
   int printed = 0;

@@ -1,6 +1,6 @@
 import { HEALTH_MONITOR_INTERVAL, type HealthFinding, type HealthFindingKind, type HealthLink, type HealthReport } from '@portico/schema';
 import type { Scheduler } from '../../config/config-types.js';
-import { probeInterface, type Detection, type L2Probe, type ProbeTarget } from './health-detectors.js';
+import { probeInterface, type Detection, type L2Probe, type LoopProbes, type ProbeTarget } from './health-detectors.js';
 import type { HealthEventStore } from './health-events.js';
 import type { UpstreamTarget, UpstreamTimes } from './health-network-probe.js';
 import { LinkStatistics, type DiskUse, type LinkCounters, type MemoryUse } from './health-system.js';
@@ -42,6 +42,7 @@ const keyOf = (d: Detection) => `${d.kind} ${d.interface} ${d.port} ${d.ip} ${d.
 export class HealthMonitor {
   private readonly held = new Map<string, Held>();
   private readonly stats = new LinkStatistics();
+  private readonly loops: LoopProbes = new Map();
   private last: Omit<HealthReport, 'events' | 'findings' | 'interval' | 'probes'> = { sampled: null, disk: [], memory: null, network: [], links: [] };
   private running: Promise<void> | null = null;
   private cancel: (() => void) | null = null;
@@ -119,7 +120,7 @@ export class HealthMonitor {
       const mac = macs.get(target.device);
       if (!mac) continue;
       try {
-        for (const d of await probeInterface(target, mac, own, probe)) seen.set(keyOf(d), d);
+        for (const d of await probeInterface(target, mac, own, probe, this.loops)) seen.set(keyOf(d), d);
         probed.add(target.interface);
       } catch (error) {
         this.report(error);
