@@ -202,6 +202,7 @@ describe('sysconf/check', () => {
     const started = json(await post(h.app, admin, '/api/sysconf/check', { action: 'start', mode: 'quick' }));
     expect(started.data).toMatchObject({ mode: 'quick', started: clock.ms });
     const done = await checkDone();
+    expect(done.done).toBe(done.total);
     const keys = done.items.map((i) => i.key);
     expect(keys).toEqual(expect.arrayContaining(['line', 'disk', 'memory', 'dhcpServer', 'pppoeServer', 'loop', 'ipConflict']));
     expect(keys).not.toContain('dns');

@@ -141,8 +141,10 @@ export const healthCheckSchema = z
     finished: ms().nullable(),
     /** Whether the last check was stopped before its end. */
     stopped: z.boolean(),
-    /** Items done so far, in check order; `total` of the mode's items. */
+    /** Items found so far, in check order: one step may give several (a line per WAN). */
     items: z.array(checkItemSchema),
+    /** Steps of this check done, of `total`. */
+    done: count(),
     total: count(),
   })
   .meta({ id: 'HealthCheck' });

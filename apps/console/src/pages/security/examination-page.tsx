@@ -42,21 +42,20 @@ export default function ExaminationPage() {
     </>
   );
 
-  const done = data ? new Set(data.items.map((i) => i.key)).size : 0;
   return (
     <StatusFrame testId="examination-page" title={menuTitle} failed={failed} loading={!data} filters={buttons}>
       {data && (
         <Stack gap="sm">
           <Text size="sm" data-testid="check-status">
             {data.running
-              ? t('health.check.running', { done: Math.min(done, data.total), total: data.total })
+              ? t('health.check.running', { done: data.done, total: data.total })
               : data.started === null
                 ? t('health.check.idle')
                 : data.stopped
                   ? t('health.check.stopped', { time: instantText(data.finished, i18n.language) })
                   : t('health.check.finished', { time: instantText(data.finished, i18n.language) })}
           </Text>
-          {data.running && <Progress value={data.total ? (Math.min(done, data.total) / data.total) * 100 : 0} animated />}
+          {data.running && <Progress value={data.total ? (data.done / data.total) * 100 : 0} animated />}
           {data.started !== null && (
             <StatusTable
               testId="check-items"

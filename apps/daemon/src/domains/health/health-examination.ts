@@ -36,7 +36,7 @@ const item = (key: CheckItem['key'], result: CheckItem['result'], state: CheckIt
  * stop ends it after the item under way, start again restarts it.
  */
 export class HealthExamination {
-  private state: HealthCheck = { running: false, mode: null, started: null, finished: null, stopped: false, items: [], total: 0 };
+  private state: HealthCheck = { running: false, mode: null, started: null, finished: null, stopped: false, items: [], done: 0, total: 0 };
   private generation = 0;
   private done: Promise<void> = Promise.resolve();
 
@@ -58,7 +58,7 @@ export class HealthExamination {
   start(mode: CheckMode): HealthCheck {
     const steps = this.steps(mode);
     const generation = ++this.generation;
-    this.state = { running: true, mode, started: this.now(), finished: null, stopped: false, items: [], total: steps.length };
+    this.state = { running: true, mode, started: this.now(), finished: null, stopped: false, items: [], done: 0, total: steps.length };
     this.done = (async () => {
       for (const step of steps) {
         let items: CheckItem[];
@@ -69,6 +69,7 @@ export class HealthExamination {
         }
         if (generation !== this.generation) return;
         this.state.items.push(...items);
+        this.state.done++;
       }
       this.state.running = false;
       this.state.finished = this.now();

@@ -18,7 +18,7 @@ export const healthModule = defineDomain({
     const events = new HealthEventStore(ctx.db);
     const monitor = new HealthMonitor(sources, events, ctx.now, given.schedule ?? realScheduler, (error) => app.log.warn({ err: error }, 'health monitor'));
     const examination = new HealthExamination(sources, monitor, ctx.now);
-    registerHealthRoutes(app, ctx, monitor, examination, events);
+    registerHealthRoutes(app, monitor, examination, events);
     monitor.start();
     return {
       stop: async () => {

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { fieldErrors, healthCheckCommandSchema, healthCheckSchema, healthReportSchema, MSG } from '@portico/schema';
-import type { AppContext } from '../../app-context.js';
 import { envelope, failure, success } from '../../plugins/api-envelope.js';
 import type { RoutePolicy } from '../../plugins/route-policy.js';
 import type { HealthEventStore } from './health-events.js';
@@ -21,7 +20,7 @@ const healthQuery = z.object({ _: z.string().optional() });
  * `sysconf/check` (the routing health check: read, start full or quick, stop).
  * `sysconf/events` is the securityEvents entity's own generic route.
  */
-export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext, monitor: HealthMonitor, examination: HealthExamination, events: HealthEventStore): void {
+export function registerHealthRoutes(app: FastifyInstance, monitor: HealthMonitor, examination: HealthExamination, events: HealthEventStore): void {
   const readHealth: RoutePolicy = { module: 'health', effect: 'read' };
   const checkPolicy: RoutePolicy = { module: 'examination', effect: 'action', actionEffects: { get: 'read' } };
 
@@ -60,5 +59,4 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext, moni
       return success(command.action === 'start' ? examination.start(command.mode) : examination.stop());
     },
   );
-  void ctx;
 }
