@@ -5,6 +5,7 @@ import { HEALTH_FINDING_KINDS, HEALTH_PROBE_DOMAIN, securityEvents, type HealthF
 import type { AppContext } from '../../app-context.js';
 import type { CommandRunner } from '../../engine/command-runner.js';
 import { singletonRecord } from '../../config/config-domains.js';
+import type { Scheduler } from '../../config/config-types.js';
 import { NETWORK_FILES, networkConfigOf, planNetwork, type NetworkPlan } from '../network/network-public.js';
 import { helperProbe, linkMacs } from './health-detectors.js';
 import type { ExaminationSources, LineState } from './health-examination.js';
@@ -25,7 +26,7 @@ export function l2probePath(places: readonly string[] = L2PROBE_PLACES): string 
 /** What a test replaces; the rest comes from the driver. */
 export interface HealthDeps extends Partial<HealthSources>, Partial<Pick<ExaminationSources, 'lines' | 'ipv6'>> {
   run?: CommandRunner;
-  schedule?: import('../../config/config-types.js').Scheduler;
+  schedule?: Scheduler;
 }
 
 /** The current network plan, or null when the configuration does not plan (nothing to probe). */
