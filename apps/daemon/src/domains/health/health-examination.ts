@@ -103,7 +103,8 @@ export class HealthExamination {
 
   private lines(): CheckItem[] {
     const lines = this.sources.lines();
-    if (lines.length === 0) return [item('line', 'unknown', 'lineInterrupted')];
+    // No WAN configured: there is no line to speak of.
+    if (lines.length === 0) return [item('line', 'unknown', 'notProbed')];
     return lines.map((l) => (l.up && l.addressed ? item('line', 'ok', 'lineOk', l.name) : item('line', 'fail', 'lineInterrupted', l.name)));
   }
 
