@@ -10,7 +10,7 @@ import {
   parsePado,
   pppoePadi,
 } from '../src/domains/health/health-packets.js';
-import { probeInterface, type L2Probe } from '../src/domains/health/health-detectors.js';
+import { helperProbe, probeInterface, type L2Probe } from '../src/domains/health/health-detectors.js';
 
 const GW = '02:00:00:00:00:01';
 const ROGUE = '02:66:66:66:66:66';
@@ -205,5 +205,23 @@ describe('the probes of one interface', () => {
     expect(await probeInterface(target, GW, own, probe, loops)).toEqual(loop);
     // The second round only listened.
     expect(sent.map((s) => s.type)).toEqual([0x88b5, null]);
+  });
+});
+
+describe('the packet helper', () => {
+  test('is run with an argument array: device, time, frame in hex, the kernel filters; a bad device name never reaches it', async () => {
+    const calls: string[][] = [];
+    const run = async (argv: readonly string[]) => {
+      calls.push([...argv]);
+      return { exitCode: 0, stdout: `lanp1 0 ${'ab'.repeat(14)}\nnot a frame`, stderr: '' };
+    };
+    const probe = helperProbe(run, '/usr/lib/portico/portico-l2probe', ['ip', 'netns', 'exec', 'gw']);
+    const frames = await probe('br-lan', 1500, Buffer.from('ffffffffffff020000000001', 'hex'), [{ udpPort: 68 }, 0x0806]);
+    expect(calls).toEqual([['ip', 'netns', 'exec', 'gw', '/usr/lib/portico/portico-l2probe', 'br-lan', '1500', 'ffffffffffff020000000001', 'udp:68', '0806']]);
+    expect(frames).toHaveLength(1);
+    expect(await probe('br-lan', 400, null, [0x88b5])).toHaveLength(1);
+    expect(calls[1]![7]).toBe('-');
+    await expect(probe('br-lan; reboot', 400, null, [0x88b5])).rejects.toThrow(/device name/);
+    expect(calls).toHaveLength(2);
   });
 });

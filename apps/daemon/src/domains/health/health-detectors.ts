@@ -31,8 +31,16 @@ export interface ProbeTarget {
   addresses: readonly string[];
 }
 
-/** Sends one frame out of `device` (none: only listens) and returns the frames of `types` that arrive meanwhile. */
-export type L2Probe = (device: string, listenMs: number, frame: Buffer | null, types: readonly number[]) => Promise<CapturedFrame[]>;
+/** What a probe listens for, filtered in the kernel: an ethertype, or IPv4 UDP to a port. */
+export type CaptureFilter = number | { udpPort: number };
+
+/** Sends one frame out of `device` (none: only listens) and returns the frames that pass `filters` meanwhile. */
+export type L2Probe = (device: string, listenMs: number, frame: Buffer | null, filters: readonly CaptureFilter[]) => Promise<CapturedFrame[]>;
+
+function filterArg(filter: CaptureFilter): string {
+  if (typeof filter === 'number') return filter.toString(16).padStart(4, '0');
+  return `udp:${filter.udpPort}`;
+}
 
 /** How long each probe listens for answers, in milliseconds. */
 // A looped LAN storms, and a storm is served by ksoftirqd: our probe may need a while to come round.
@@ -42,9 +50,9 @@ const DEVICE_NAME = /^[A-Za-z0-9_.@-]{1,15}$/;
 
 /** The probe through the portico-l2probe helper, run with an argument array. */
 export function helperProbe(run: CommandRunner, helper: string, prefix: readonly string[] = []): L2Probe {
-  return async (device, listenMs, frame, types) => {
+  return async (device, listenMs, frame, filters) => {
     if (!DEVICE_NAME.test(device)) throw new Error(`not a device name: ${JSON.stringify(device)}`);
-    const argv = [...prefix, helper, device, String(listenMs), frame ? frame.toString('hex') : '-', ...types.map((t) => t.toString(16).padStart(4, '0'))];
+    const argv = [...prefix, helper, device, String(listenMs), frame ? frame.toString('hex') : '-', ...filters.map(filterArg)];
     const result = await run(argv, { timeoutMs: listenMs + 5000 });
     if (result.exitCode !== 0) throw new Error(`portico-l2probe on ${device}: ${result.stderr.slice(0, 200)}`);
     return parseCapture(result.stdout);
@@ -107,7 +115,7 @@ export async function probeInterface(target: ProbeTarget, mac: string, ownMacs: 
   if (ports.length) return dedupe(ports.map((port) => ({ ...base, kind: 'loop' as const, port })));
 
   const xid = randomBytes(4).readUInt32BE(0);
-  for (const { frame } of await probe(target.device, LISTEN_MS.dhcp, dhcpDiscover(mac, xid), [ETHERTYPE.ipv4])) {
+  for (const { frame } of await probe(target.device, LISTEN_MS.dhcp, dhcpDiscover(mac, xid), [{ udpPort: 68 }])) {
     const offer = parseDhcpOffer(frame, xid);
     if (offer && foreign(offer.serverMac)) found.push({ ...base, kind: 'dhcpServer', ip: offer.serverIp, mac: offer.serverMac });
   }

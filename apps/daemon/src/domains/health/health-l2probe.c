@@ -4,11 +4,12 @@
  * frame (DHCPDISCOVER, PADI, ARP probe, loop probe) and parses every answer itself
  * (health-packets.ts); this helper only does what Node cannot: AF_PACKET.
  *
- * usage: portico-l2probe <ifname> <listen-ms> <frame-hex | -> [<ethertype-hex> ...]
+ * usage: portico-l2probe <ifname> <listen-ms> <frame-hex | -> [<ethertype-hex> | udp:<port> ...]
  * output: one line per received frame: <ifname> <pkttype> <hex of at most 1518 bytes>
  * `-` sends nothing and only listens. Frames we sent ourselves (PACKET_OUTGOING) are not
- * printed; at most 512 frames are. The ethertypes are filtered in the kernel (a socket
- * filter), so a storm of other frames on a looped LAN cannot crowd ours out of the queue.
+ * printed; at most 512 frames are. What is listened for is filtered in the kernel (a socket
+ * filter): an ethertype, or `udp:<port>`, IPv4 UDP to that port (unfragmented), so neither a
+ * busy router's own traffic nor a storm on a looped LAN crowds the answers out of the queue.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -48,9 +49,9 @@ static int fail(const char *what) {
 
 int main(int argc, char **argv) {
   unsigned char frame[MAX_FRAME], buf[2048];
-  unsigned short types[MAX_TYPES];
+  unsigned short types[MAX_TYPES], ports[MAX_TYPES];
   int ntypes = 0;
-  if (argc < 4 || argc > 4 + MAX_TYPES) { errno = 0; return fail("usage: <ifname> <listen-ms> <frame-hex | -> [<ethertype-hex> ...]"); }
+  if (argc < 4 || argc > 4 + MAX_TYPES) { errno = 0; return fail("usage: <ifname> <listen-ms> <frame-hex | -> [<ethertype-hex> | udp:<port> ...]"); }
   unsigned ifindex = if_nametoindex(argv[1]);
   if (!ifindex) return fail("interface");
   char *end;
@@ -66,22 +67,55 @@ int main(int argc, char **argv) {
     frame[i] = (unsigned char)(hi << 4 | lo);
   }
   for (int i = 4; i < argc; i++) {
+    if (strncmp(argv[i], "udp:", 4) == 0) {
+      long port = strtol(argv[i] + 4, &end, 10);
+      if (*end || argv[i][4] == '\0' || port < 1 || port > 65535) { errno = 0; return fail("udp port"); }
+      types[ntypes] = ETH_P_IP;
+      ports[ntypes++] = (unsigned short)port;
+      continue;
+    }
     long type = strtol(argv[i], &end, 16);
     if (*end || type < 0x0600 || type > 0xffff) { errno = 0; return fail("ethertype"); }
-    types[ntypes++] = (unsigned short)type;
+    types[ntypes] = (unsigned short)type;
+    ports[ntypes++] = 0;
   }
 
   /* Listening starts before the frame leaves, so a fast answer is not missed. */
   int rx = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
   if (rx < 0) return fail("capture socket");
   if (ntypes > 0) {
-    /* ldh [12]; one jeq per type to the accept; ret 0; accept: ret 0xffff */
-    struct sock_filter code[MAX_TYPES + 3];
-    code[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12);
-    for (int i = 0; i < ntypes; i++) code[1 + i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, types[i], (unsigned char)(ntypes - i), 0);
-    code[1 + ntypes] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
-    code[2 + ntypes] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0xffff);
-    struct sock_fprog prog = { .len = (unsigned short)(ntypes + 3), .filter = code };
+    /*
+     * One block per filter, each falling through to the next when it does not match, then
+     * "reject" and "accept". An ethertype: ldh [12]; jeq type -> accept. A UDP port: the
+     * ethertype IPv4, protocol 17, no fragment offset, then the destination port after the
+     * IPv4 header (its length from the header) -> accept.
+     */
+    struct sock_filter code[MAX_TYPES * 9 + 2];
+    int starts[MAX_TYPES + 1], at = 0;
+    for (int i = 0; i < ntypes; i++) { starts[i] = at; at += ports[i] ? 9 : 2; }
+    starts[ntypes] = at;
+    int reject = at, accept = at + 1;
+#define OFF(from, to) ((unsigned char)((to) - (from) - 1))
+    for (int i = 0; i < ntypes; i++) {
+      int b = starts[i], next = starts[i + 1];
+      code[b] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12);
+      if (!ports[i]) {
+        code[b + 1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, types[i], OFF(b + 1, accept), 0);
+        continue;
+      }
+      code[b + 1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_IP, 0, OFF(b + 1, next));
+      code[b + 2] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 23);
+      code[b + 3] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 17, 0, OFF(b + 3, next));
+      code[b + 4] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 20);
+      code[b + 5] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x1fff, OFF(b + 5, next), 0);
+      code[b + 6] = (struct sock_filter)BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 14);
+      code[b + 7] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_H | BPF_IND, 16);
+      code[b + 8] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ports[i], OFF(b + 8, accept), 0);
+    }
+#undef OFF
+    code[reject] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+    code[accept] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0xffff);
+    struct sock_fprog prog = { .len = (unsigned short)(accept + 1), .filter = code };
     if (setsockopt(rx, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof prog) < 0) return fail("socket filter");
     /* Frames queued before the filter was attached are read and dropped below by type. */
   }
