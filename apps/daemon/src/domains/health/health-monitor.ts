@@ -75,7 +75,9 @@ export class HealthMonitor {
     if (this.stopped) return;
     this.cancel = this.schedule(ms, () => {
       this.cancel = null;
-      void this.round().finally(() => this.next(HEALTH_MONITOR_INTERVAL * 1000));
+      void this.round()
+        .catch((error: unknown) => this.report(error))
+        .finally(() => this.next(HEALTH_MONITOR_INTERVAL * 1000));
     });
   }
 
