@@ -43,6 +43,8 @@ export class HealthMonitor {
   private readonly held = new Map<string, Held>();
   private readonly stats = new LinkStatistics();
   private readonly loops: LoopProbes = new Map();
+  /** Interfaces whose probes failed last round: a LAN with its link down is logged once, not every 10 s. */
+  private readonly failing = new Set<string>();
   private last: Omit<HealthReport, 'events' | 'findings' | 'interval' | 'probes'> = { sampled: null, disk: [], memory: null, network: [], links: [] };
   private running: Promise<void> | null = null;
   private cancel: (() => void) | null = null;
@@ -124,8 +126,10 @@ export class HealthMonitor {
       try {
         for (const d of await probeInterface(target, mac, own, probe, this.loops)) seen.set(keyOf(d), d);
         probed.add(target.interface);
+        this.failing.delete(target.interface);
       } catch (error) {
-        this.report(error);
+        if (!this.failing.has(target.interface)) this.report(error);
+        this.failing.add(target.interface);
       }
     }
     const at = this.now();
