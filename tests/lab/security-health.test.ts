@@ -6,7 +6,6 @@ import { createLab, inNs, run, type Lab } from './lab-topology.js';
 import { HEALTH_LAB_PACKAGES, labPrerequisites } from './lab-packages.js';
 import { runCommand } from '../../apps/daemon/src/engine/command-runner.js';
 import { helperProbe, linkMacs, probeInterface, type Detection, type L2Probe, type LoopProbes } from '../../apps/daemon/src/domains/health/health-detectors.js';
-// @ts-expect-error -- a plain .mjs build script without types
 import { buildL2Probe } from '../../apps/daemon/l2probe-build.mjs';
 
 /**
@@ -34,7 +33,7 @@ function quietIpv6(ns: string) {
 }
 
 beforeAll(async () => {
-  const helper = (await buildL2Probe()) as string | null;
+  const helper = await buildL2Probe();
   if (!helper) throw new Error('the packet helper could not be built (no C compiler)');
   lab = createLab({ clients: 3 });
   for (const ns of [lab.gw, ...lab.clients.map((c) => c.ns)]) quietIpv6(ns);
