@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { Alert, Badge, Group, Stack, Switch, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { formatBytes, formatSpeed, HEALTH_FINDING_KINDS, type HealthFindingKind, type HealthReport, type SecurityEvents } from '@portico/schema';
@@ -9,7 +9,7 @@ import { useMenuTitle } from '../../routes/current-route.js';
 
 const REFRESH_MS = 10_000;
 
-function Section(props: { title: string; children: React.ReactNode }) {
+function Section(props: { title: string; children: ReactNode }) {
   return (
     <Stack gap="xs">
       <Title order={4}>{props.title}</Title>
