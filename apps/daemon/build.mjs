@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { chmodSync, copyFileSync, cpSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { buildQosIngressObject } from './bpf-build.mjs';
+import { buildL2Probe } from './l2probe-build.mjs';
 import { NETWORK_HOOK_FILES } from './dist-files.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -117,3 +118,6 @@ cpSync(join(radiusPackage, 'dictionaries'), join(here, 'dist', 'radius-dictionar
 // The eBPF classifier of `ifb-bpf` download shaping, when clang is there (bpf-build.mjs).
 const ingressObject = await buildQosIngressObject();
 if (!ingressObject) console.warn('clang not found: dist/qos-ingress-mark.o is not built; Smart QoS shapes download with ctinfo or on the LAN side');
+
+// The health monitor's packet helper, when a C compiler is there (l2probe-build.mjs).
+if (!(await buildL2Probe())) console.warn('no C compiler found: dist/portico-l2probe is not built; the health monitor does not probe the LANs');

@@ -37,6 +37,18 @@ export const WIRELESS_LAB_PACKAGES: Record<string, string> = {
   '/usr/sbin/iw': 'iw',
 };
 
+/**
+ * What the health monitor's lab test needs besides the lab's own: the rogue servers it finds
+ * (dnsmasq is already there; `pppoe-server` is in Debian's pppoe, with ppp) and a C compiler
+ * for the daemon's packet helper (apps/daemon/l2probe-build.mjs).
+ */
+export const HEALTH_LAB_PACKAGES: Record<string, string> = {
+  '/usr/sbin/ip': 'iproute2',
+  '/usr/sbin/dnsmasq': 'dnsmasq-base',
+  '/usr/sbin/pppoe-server': 'pppoe',
+  '/usr/bin/cc': 'gcc',
+};
+
 /** Installs what is missing from Debian's packages (root only); returns what is still missing. */
 export function ensureLabPackages(packages: Record<string, string> = LAB_PACKAGES): string[] {
   const missing = Object.entries(packages).filter(([bin]) => !existsSync(bin));

@@ -24,6 +24,7 @@ import { netParamModule } from './domains/net-param/net-param-module.js';
 import { remoteSyslogModule } from './domains/remote-syslog/remote-syslog-module.js';
 import { diagnosisModule } from './domains/diagnosis/diagnosis-module.js';
 import { systemInfoModule } from './domains/system-info/system-info-module.js';
+import { healthModule } from './domains/health/health-module.js';
 
 /**
  * Every domain of the daemon, in order. The order is the apply order of their configuration
@@ -52,6 +53,7 @@ export const DOMAIN_MODULES = [
   remoteSyslogModule,
   diagnosisModule,
   systemInfoModule,
+  healthModule,
   maintainModule,
 ] as const;
 

@@ -37,17 +37,16 @@ const AREAS_NOT_BUILT = ['Application', 'Cloud/vendor', 'Storage'];
  */
 const FUNCTIONS_NOT_BUILT: Record<'get' | 'post', readonly string[]> = {
   get: [
-    // Firmware upgrade, health check, e-mail notice, events.
+    // Firmware upgrade, e-mail notice.
     'sysconf/bgcheck', 'sysconf/bgcheckresult', 'sysconf/bgdownload', 'sysconf/bgfilecheck', 'sysconf/bgupgrade',
-    'sysconf/check', 'sysconf/emailinfo', 'sysconf/events',
-    'sysconf/health',
+    'sysconf/emailinfo',
     // VPN servers other than OpenVPN.
     'auth/pptp', 'auth/l2tp', 'auth/pppoe',
   ],
   post: [
     'sysconf/log',
     // sysconf/disk's writes (format, mount) belong to storage; its read lists the audit's disks.
-    'sysconf/events', 'sysconf/emailinfo', 'sysconf/check', 'sysconf/disk',
+    'sysconf/emailinfo', 'sysconf/disk',
     'auth/pptp', 'auth/l2tp', 'auth/pppoe',
   ],
 };

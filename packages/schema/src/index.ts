@@ -21,3 +21,4 @@ export * from './ucentral/index.js';
 export * from './wireless/index.js';
 export * from './vpn-server/index.js';
 export * from './audit/index.js';
+export * from './security/index.js';

@@ -46,6 +46,8 @@ export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/system/networkdiagnosis': lazy(() => import('../pages/system/diagnosis-page.js')),
   '/system/telnetclient': lazy(() => import('../pages/system/telnet-page.js')),
   '/vpnserver/ipsecservice': lazy(() => import('../pages/vpn-server/ipsec-page.js')),
+  '/security/health': lazy(() => import('../pages/security/health-page.js')),
+  '/security/examination': lazy(() => import('../pages/security/examination-page.js')),
   ...HOTSPOT_PAGES,
   ...AUDIT_PAGES,
 };

@@ -27,8 +27,6 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/appcenter/switches',
   '/appcenter/onvif',
   '/appcenter/phtunnel',
-  '/security/health',
-  '/security/examination',
   '/security/emailnotice',
   '/logging/systemlogs',
   '/logging/portlogs',

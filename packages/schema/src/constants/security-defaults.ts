@@ -19,3 +19,6 @@ export const LOGIN_LOCK = {
   attempts: 5,
   seconds: 300,
 } as const;
+
+/** Domain the health monitor asks the upstream DNS server for and fetches over HTTP (spec §3 "Health report": network). */
+export const HEALTH_PROBE_DOMAIN = 'www.baidu.com';

@@ -41,6 +41,7 @@ import { hotspotRusystem } from '../hotspot/hotspot-rusystem.js';
 import { hotspotCloudportal } from '../hotspot/hotspot-cloudportal.js';
 import { hotspotWeixin } from '../hotspot/hotspot-weixin.js';
 import { hotspotSocial } from '../hotspot/hotspot-social.js';
+import { securityEvents } from '../security/security-events.js';
 import { apGroup, wirelessSsid, apMacFilter, cpeProfile } from '../wireless/index.js';
 import { behaviourAudit, speedTest } from '../audit/behaviour-audit.js';
 import { netParam, remoteAccess, remoteSyslog, systemHost, systemTime } from '../system/system-settings.js';
@@ -110,6 +111,7 @@ export const ENTITIES: readonly AnyEntity[] = [
   remoteSyslog as unknown as AnyEntity,
   systemHost as unknown as AnyEntity,
   ipsecPeer as unknown as AnyEntity,
+  securityEvents as unknown as AnyEntity,
 ];
 
 export function entityByPath(path: string): AnyEntity | undefined {

@@ -1,0 +1,50 @@
+import type { HealthEvent, HealthFindingKind } from '@portico/schema';
+import type { Db } from '../../plugins/db-open.js';
+import type { ModuleMigration } from '../../plugins/db-open.js';
+
+export const HEALTH_MIGRATIONS: readonly ModuleMigration[] = [
+  {
+    name: 'health-events',
+    sql: `CREATE TABLE health_events (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      time INTEGER NOT NULL,
+      kind TEXT NOT NULL,
+      interface TEXT NOT NULL,
+      port TEXT NOT NULL,
+      ip TEXT NOT NULL,
+      mac TEXT NOT NULL
+    )`,
+  },
+];
+
+/** Events kept; older ones go as new ones come, so a flapping LAN cannot fill the disk. */
+export const HEALTH_EVENTS_KEPT = 1000;
+
+export type NewHealthEvent = Omit<HealthEvent, 'id'>;
+
+/** The security event log: one row per finding first seen on an interface. */
+export class HealthEventStore {
+  constructor(private readonly db: Db) {}
+
+  append(event: NewHealthEvent): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare('INSERT INTO health_events (time, kind, interface, port, ip, mac) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(event.time, event.kind, event.interface, event.port, event.ip, event.mac);
+      this.db.prepare('DELETE FROM health_events WHERE id <= (SELECT MAX(id) FROM health_events) - ?').run(HEALTH_EVENTS_KEPT);
+    })();
+  }
+
+  /** Newest first. */
+  list(limit: number, offset = 0): { items: HealthEvent[]; total: number } {
+    const items = this.db
+      .prepare('SELECT id, time, kind, interface, port, ip, mac FROM health_events ORDER BY id DESC LIMIT ? OFFSET ?')
+      .all(limit, offset) as HealthEvent[];
+    const { total } = this.db.prepare('SELECT COUNT(*) AS total FROM health_events').get() as { total: number };
+    return { items: items.map((e) => ({ ...e, kind: e.kind as HealthFindingKind })), total };
+  }
+
+  clear(): number {
+    return this.db.prepare('DELETE FROM health_events').run().changes;
+  }
+}

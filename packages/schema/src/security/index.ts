@@ -1,0 +1,2 @@
+export * from './health-types.js';
+export * from './security-events.js';
