@@ -45,7 +45,7 @@ const FUNCTIONS_NOT_BUILT: Record<'get' | 'post', readonly string[]> = {
     'auth/pptp', 'auth/l2tp', 'auth/pppoe', 'auth/ipsec',
   ],
   post: [
-    'sysconf/diagnosis', 'sysconf/netparam', 'sysconf/time', 'sysconf/system', 'sysconf/remoteaccess', 'sysconf/syslog', 'sysconf/log',
+    'sysconf/diagnosis', 'sysconf/netparam', 'sysconf/time', 'sysconf/system', 'sysconf/remoteaccess', 'sysconf/syslog',
     'sysconf/events', 'sysconf/emailinfo', 'sysconf/check', 'sysconf/disk', 'sysconf/auditdisk', 'sysconf/audit',
     'auth/pptp', 'auth/l2tp', 'auth/pppoe', 'auth/ipsec',
   ],

@@ -31,7 +31,7 @@ describe('the domain list', () => {
 
   test('ruleset parts run in list order: the hotspot (and its RADIUS input rule) before the firewall, Smart QoS marks, then the parts that only accept', () => {
     const parts = systemRulesetParts({ qosDownload: 'lan' });
-    expect(parts).toHaveLength(6);
+    expect(parts).toHaveLength(7);
     expect(parts[0]!.entities).toEqual(Object.values(HOTSPOT_ENTITIES));
     expect(parts[1]!.entities).toEqual(['hotspotRadius']);
     expect(parts[2]).toBe(firewallContributor);
@@ -40,6 +40,8 @@ describe('the domain list', () => {
     expect(parts[4]!.entities).toEqual([]);
     // The VPN servers' ports and tunnels come after Smart QoS: they only accept, never mark.
     expect(parts[5]!.entities).toEqual(['openvpnServer']);
+    // The logs domain's part only adds dnsmasq's DHCP log lines.
+    expect(parts[6]!.part({}, {} as never)).toMatchObject({ dnsmasq: ['log-dhcp', 'log-facility=/var/log/portico/dhcp.log'] });
   });
 
   test('config domains apply in order, and every entity they name feeds them', () => {

@@ -19,3 +19,4 @@ export * from './qos/index.js';
 export * from './ucentral/index.js';
 export * from './wireless/index.js';
 export * from './vpn-server/index.js';
+export * from './logs/index.js';
