@@ -37,11 +37,6 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/system/telnetclient',
   '/system/networkparameter',
   '/system/clockconfiguration',
-  '/logging/systemlogs',
-  '/logging/portlogs',
-  '/logging/authlogs',
-  '/logging/wirelesslogs',
-  '/logging/securitylogs',
 ];
 
 const unbuilt = new Set(UNBUILT_PAGES);

@@ -82,7 +82,7 @@ function authLogObserver(ctx: AppContext): SessionObserver {
   const values = (session: HotspotSession) => ({ ip: session.ip, mac: session.mac, zone: session.zone, method: session.kind, account: session.account ?? '' });
   return {
     started: (session) => ctx.logs.append('auth', { level: 'info', origin: 'portal', key: 'logs.auth.portalSignedIn', values: values(session) }),
-    ended: (session, reason) => ctx.logs.append('auth', { level: 'info', origin: 'portal', key: 'logs.auth.portalEnded', values: { ...values(session), reason } }),
+    ended: (session, reason) => ctx.logs.append('auth', { level: 'info', origin: 'portal', key: 'logs.auth.portalEnded', values: { ...values(session), reasonKey: `logs.endReason.${reason}` } }),
   };
 }
 
@@ -126,7 +126,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     // The auth log (Logs → auth): portal sign-ins, sign-outs and refusals.
     observers: [...(extensions.observers ?? []), authLogObserver(ctx)],
     refused: (client, zone, method, error) =>
-      ctx.logs.append('auth', { level: 'warning', origin: 'portal', key: 'logs.auth.portalRefused', values: { ip: client.ip, mac: client.mac, zone, method, reason: error } }),
+      ctx.logs.append('auth', { level: 'warning', origin: 'portal', key: 'logs.auth.portalRefused', values: { ip: client.ip, mac: client.mac, zone, method, reasonKey: error } }),
   });
 
   const single = <T>(entity: { name: string; schema: unknown }): T =>

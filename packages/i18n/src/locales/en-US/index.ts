@@ -49,6 +49,7 @@ import hotspotCloudportal from './hotspotCloudportal.json';
 import hotspotWeixin from './hotspotWeixin.json';
 import hotspotSocial from './hotspotSocial.json';
 import smsLog from './smsLog.json';
+import logs from './logs.json';
 import ucentral from './ucentral.json';
 import hotspotBlacklist from './hotspotBlacklist.json';
 import hotspotReminder from './hotspotReminder.json';
@@ -72,4 +73,4 @@ import firewallSessionLimit from './firewallSessionLimit.json';
 import firewallConnLimit from './firewallConnLimit.json';
 import firewallDmz from './firewallDmz.json';
 /** One import per namespace file; a new namespace adds one line here in each language. */
-export default bundle({ common, validation, menu, msg, login, dashboard, adminUser, entity, portal, networkInterface, dhcpServer, dhcpStatic, staticRoute, arpBind, arpAuth, vlan, multiWan, portAttribute, iptv, vpnClient, maintain, hotspot, hotspotZone, hotspotPortal, hotspotTerms, hotspotPlan, hotspotAccounting, hotspotUser, hotspotUserBatch, hotspotWhitelist, hotspotBlacklist, hotspotReminder, hotspotLocalNotice, hotspotUpload, qosBase, qosIpRule, qosMacRule, qosPortRule, qosDomainRule, qosLoadBalance, qosIsp, qos, firewallPortMapping, firewallNat, firewallHostMapping, firewallAcl, firewallLanForward, firewallShareBlock, firewallSessionLimit, firewallConnLimit, firewallDmz, netStatus, hotspotStatus, hotspotReminderList, apGroup, wirelessSsid, apMacFilter, cpeProfile, wireless, hotspotSms, ucentral, hotspotLdap, smsLog, openvpnServer, hotspotWifidog, hotspotCmcc, hotspotRusystem, hotspotCloudportal, hotspotWeixin, hotspotSocial, hotspotRadius });
+export default bundle({ common, validation, menu, msg, login, dashboard, adminUser, entity, portal, networkInterface, dhcpServer, dhcpStatic, staticRoute, arpBind, arpAuth, vlan, multiWan, portAttribute, iptv, vpnClient, maintain, hotspot, hotspotZone, hotspotPortal, hotspotTerms, hotspotPlan, hotspotAccounting, hotspotUser, hotspotUserBatch, hotspotWhitelist, hotspotBlacklist, hotspotReminder, hotspotLocalNotice, hotspotUpload, qosBase, qosIpRule, qosMacRule, qosPortRule, qosDomainRule, qosLoadBalance, qosIsp, qos, firewallPortMapping, firewallNat, firewallHostMapping, firewallAcl, firewallLanForward, firewallShareBlock, firewallSessionLimit, firewallConnLimit, firewallDmz, netStatus, hotspotStatus, hotspotReminderList, apGroup, wirelessSsid, apMacFilter, cpeProfile, wireless, hotspotSms, ucentral, hotspotLdap, smsLog, logs, openvpnServer, hotspotWifidog, hotspotCmcc, hotspotRusystem, hotspotCloudportal, hotspotWeixin, hotspotSocial, hotspotRadius });
