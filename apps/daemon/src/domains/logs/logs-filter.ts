@@ -18,6 +18,13 @@ export interface CompiledFilter {
   text: RegExp | null;
   /** Entries at or before this time are hidden (a log cleaned where its file is not ours). */
   after: number;
+  /**
+   * The text as its UTF-8 bytes read one byte a character (latin1), global: what a scan runs
+   * over a whole chunk of a stored file to find the few lines worth a look.
+   */
+  raw: RegExp | null;
+  /** The text is printable ASCII without a quote or backslash: JSON stores it as typed. */
+  plain: boolean;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -29,6 +36,8 @@ export function compileFilter(filter: LogFilter, after = Number.NEGATIVE_INFINIT
     maxSeverity: filter.level ? LOG_LEVELS.indexOf(filter.level) : 7,
     text: filter.text ? new RegExp(escapeRegExp(filter.text), 'i') : null,
     after,
+    raw: filter.text ? new RegExp(escapeRegExp(Buffer.from(filter.text, 'utf8').toString('latin1')), 'gi') : null,
+    plain: filter.text !== undefined && /^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/.test(filter.text),
   };
 }
 
@@ -64,4 +73,84 @@ export function storedLineMatches(line: string, filter: CompiledFilter): boolean
   if (!filter.text.test(line)) return false;
   const entry = decodeLogLine(line);
   return entry !== null && textMatches(entry, filter.text);
+}
+
+/**
+ * The lines of a chunk of a stored file that match, as text. `chunk` holds whole lines, its
+ * bytes one a character (latin1), so the scan never decodes what it skips: with a text, the
+ * chunk-wide search jumps from hit to hit; without, each line's fixed-place time and severity
+ * are compared where they stand. Only the lines kept are decoded from UTF-8.
+ */
+export function scanStoredChunk(chunk: string, filter: CompiledFilter, out: string[]): void {
+  // Pure ASCII (the usual case): the latin1 text is the UTF-8 text.
+  const ascii = !/[^\x00-\x7f]/.test(chunk);
+  const text = (start: number, end: number) => (ascii ? chunk.slice(start, end) : Buffer.from(chunk.slice(start, end), 'latin1').toString('utf8'));
+  const { from, to, after, maxSeverity } = filter;
+  if (filter.raw) {
+    const raw = filter.raw;
+    raw.lastIndex = 0;
+    for (let hit = raw.exec(chunk); hit !== null; hit = raw.exec(chunk)) {
+      const start = chunk.lastIndexOf('\n', hit.index) + 1;
+      let end = chunk.indexOf('\n', hit.index);
+      if (end < 0) end = chunk.length;
+      raw.lastIndex = end + 1;
+      const time = headTime(chunk, start);
+      if (!Number.isNaN(time)) {
+        // Time and level first, where they stand: most hits of a common word end here.
+        if (time < from || time > to || time <= after) continue;
+        const severity = chunk.charCodeAt(start + 23) - 48;
+        if (severity < 0 || severity > maxSeverity || !chunk.startsWith(',"l":', start + 18)) continue;
+        // A plain text inside the origin or the message is a match as it stands.
+        if (filter.plain && (inString(chunk, start, end, ',"o":"', hit.index) || inString(chunk, start, end, ',"m":"', hit.index))) {
+          out.push(text(start, end));
+          continue;
+        }
+      }
+      const line = text(start, end);
+      if (storedLineMatches(line, filter)) out.push(line);
+    }
+    return;
+  }
+  for (let start = 0; start < chunk.length; ) {
+    let end = chunk.indexOf('\n', start);
+    if (end < 0) end = chunk.length;
+    if (end > start) {
+      const time = headTime(chunk, start);
+      if (Number.isNaN(time)) {
+        const line = text(start, end);
+        if (storedLineMatches(line, filter)) out.push(line);
+      } else if (time >= from && time <= to && time > after) {
+        const severity = chunk.charCodeAt(start + 23) - 48;
+        if (severity >= 0 && severity <= maxSeverity && chunk.startsWith(',"l":', start + 18)) out.push(text(start, end));
+      }
+    }
+    start = end + 1;
+  }
+}
+
+/** `lineTime` at an offset of a chunk, without cutting the line out. */
+function headTime(chunk: string, start: number): number {
+  if (chunk.charCodeAt(start + 18) !== 44 || !chunk.startsWith('{"t":', start)) return Number.NaN;
+  let time = 0;
+  for (let i = start + 5; i < start + 18; i++) {
+    const digit = chunk.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return Number.NaN;
+    time = time * 10 + digit;
+  }
+  return time;
+}
+
+/** Whether `at` lies inside the JSON string value that follows `field` on the line [start, end). */
+function inString(chunk: string, start: number, end: number, field: string, at: number): boolean {
+  const open = chunk.indexOf(field, start);
+  if (open < 0 || open >= end) return false;
+  const first = open + field.length;
+  if (at < first) return false;
+  // The closing quote is the first one after an even run of backslashes.
+  for (let quote = chunk.indexOf('"', first); quote >= 0 && quote < end; quote = chunk.indexOf('"', quote + 1)) {
+    let slashes = 0;
+    while (chunk.charCodeAt(quote - 1 - slashes) === 92) slashes++;
+    if (slashes % 2 === 0) return at < quote;
+  }
+  return false;
 }

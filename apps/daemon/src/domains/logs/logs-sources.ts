@@ -1,10 +1,10 @@
 import { createReadStream } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, open, stat } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { execa } from 'execa';
 import type { LogEntry } from '@portico/schema';
 import type { LogProvider } from '../../config/log-book.js';
-import { entryMatches, storedLineMatches, type CompiledFilter } from './logs-filter.js';
+import { entryMatches, scanStoredChunk, type CompiledFilter } from './logs-filter.js';
 
 /**
  * Where a log is read from. Every source answers the matching entries oldest first, in
@@ -22,7 +22,13 @@ export interface LogSource {
   batches(filter: CompiledFilter): AsyncIterable<LogItem[]>;
 }
 
+/** A stored file is scanned a megabyte at a time: the scan makes next to no garbage per line. */
 const CHUNK = 1024 * 1024;
+/**
+ * A program's text file is parsed into entries 64 KB at a time: each batch dies young, so a
+ * read or download of a large file does not push the daemon's heap up.
+ */
+const TEXT_CHUNK = 64 * 1024;
 
 /** The lines of a file in chunks, the last line of a chunk carried to the next; a missing file has none. */
 export async function* fileLines(path: string): AsyncGenerator<string[]> {
@@ -30,7 +36,7 @@ export async function* fileLines(path: string): AsyncGenerator<string[]> {
   let carry = '';
   let stream;
   try {
-    stream = createReadStream(path, { highWaterMark: CHUNK });
+    stream = createReadStream(path, { highWaterMark: TEXT_CHUNK });
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       const text = carry + decoder.write(chunk);
       const end = text.lastIndexOf('\n');
@@ -55,6 +61,40 @@ async function exists(path: string): Promise<boolean> {
   return stat(path).then((s) => s.isFile(), () => false);
 }
 
+/**
+ * A file in chunks of whole lines, each byte one character (latin1): a line break is one byte
+ * in UTF-8, so no character is ever cut, and nothing is decoded that a scan skips.
+ */
+export async function* fileChunks(path: string): AsyncGenerator<string> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    // One buffer for the whole read: a scan of a large file makes no garbage per chunk.
+    const buffer = Buffer.allocUnsafe(CHUNK);
+    let carry = '';
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK, null);
+      if (bytesRead === 0) break;
+      const text = carry + buffer.toString('latin1', 0, bytesRead);
+      const end = text.lastIndexOf('\n');
+      if (end < 0) {
+        carry = text;
+        continue;
+      }
+      carry = text.slice(end + 1);
+      yield text.slice(0, end);
+    }
+    if (carry !== '') yield carry;
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The daemon's own size-capped files of a log (config/log-book.ts), oldest file first. */
 export function storedFilesSource(files: () => readonly string[]): LogSource {
   return {
@@ -62,9 +102,9 @@ export function storedFilesSource(files: () => readonly string[]): LogSource {
     present: async () => files().length > 0,
     async *batches(filter) {
       for (const path of files()) {
-        for await (const lines of fileLines(path)) {
+        for await (const chunk of fileChunks(path)) {
           const matched: string[] = [];
-          for (const line of lines) if (line !== '' && storedLineMatches(line, filter)) matched.push(line);
+          scanStoredChunk(chunk, filter, matched);
           if (matched.length) yield matched;
         }
       }
