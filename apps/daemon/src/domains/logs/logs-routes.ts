@@ -17,12 +17,10 @@ const LOG_MODULES = [...new Set(Object.values(LOG_PAGES))];
  * permission (`pageBy`): reading is for every account that sees the page, cleaning is a write.
  */
 export function registerLogRoutes(app: FastifyInstance, service: LogsService, now: () => number): void {
-  const policy = {
-    module: LOG_MODULES,
-    effect: 'read',
-    actionEffects: { get: 'read', download: 'read', clean: 'write' },
-    pageBy: { field: 'name', pages: LOG_PAGES },
-  } as const;
+  const pageBy = { field: 'name', pages: LOG_PAGES };
+  const readPolicy = { module: LOG_MODULES, effect: 'read', pageBy } as const;
+  // A write unless its action only reads, like every POST (spec §7: action update by default).
+  const postPolicy = { module: LOG_MODULES, effect: 'write', actionEffects: { get: 'read', download: 'read', clean: 'write' }, pageBy } as const;
 
   async function answer(request: LogRequest, reply: FastifyReply) {
     const { name } = request;
@@ -47,7 +45,7 @@ export function registerLogRoutes(app: FastifyInstance, service: LogsService, no
 
   app.get(
     LOG_URL,
-    { config: { policy, doc: { summary: 'A log: a page of entries (action get) or the file (action download, ext txt or gz)', querystring: logRequestSchema, response: envelope(logPageSchema) } } },
+    { config: { policy: readPolicy, doc: { summary: 'A log: a page of entries (action get) or the file (action download, ext txt or gz)', querystring: logRequestSchema, response: envelope(logPageSchema) } } },
     async (request, reply) => {
       const query = logRequestSchema.safeParse(request.query ?? {});
       if (!query.success) return failure(MSG.invalid, fieldErrors(query.error));
@@ -57,7 +55,7 @@ export function registerLogRoutes(app: FastifyInstance, service: LogsService, no
   );
   app.post(
     LOG_URL,
-    { config: { policy, doc: { summary: 'A log: get a page, clean it, or download it (ext txt or gz)', body: logRequestSchema, response: envelope(logPageSchema) } } },
+    { config: { policy: postPolicy, doc: { summary: 'A log: get a page, clean it, or download it (ext txt or gz)', body: logRequestSchema, response: envelope(logPageSchema) } } },
     async (request, reply) => {
       const body = logRequestSchema.safeParse(request.body ?? {});
       if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
