@@ -2,7 +2,11 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { addAccount, adminClient, get, json, login, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
+import { addAccount, adminClient, get, json, login, post, startDaemon, tempDir, type Client, type Harness } from './daemon-harness.js';
+import { journalSource } from '../src/domains/logs/logs-sources.js';
+import { parseJournalLine } from '../src/domains/logs/logs-syslog.js';
+import { compileFilter } from '../src/domains/logs/logs-filter.js';
+import { wirelessLogEntry } from '../src/domains/wireless/controller/wireless-controller-log.js';
 import { LinkLog } from '../src/domains/network/network-link-log.js';
 import { systemRulesetParts } from '../src/domain-list.js';
 import { dhcpLogContributions } from '../src/domains/logs/logs-dhcp.js';
@@ -186,5 +190,44 @@ describe('logs other domains keep', () => {
   test('the wireless and SMS logs are read from their domains', async () => {
     expect((await page('name=wireless')).data).toMatchObject({ total: 0, source: 'memory' });
     expect((await page('name=sms')).data).toMatchObject({ total: 0, source: 'memory' });
+  });
+});
+
+describe('sources read where the system writes', () => {
+  test("the journal: journalctl -k -o json with the time range and level passed on, the text matched here", async () => {
+    const dir = tempDir('portico-journal-');
+    const fake = join(dir, 'journalctl');
+    // Answers two kernel entries and, as a third, the arguments it was started with.
+    writeFileSync(
+      fake,
+      `#!${process.execPath}\nconst at = (s) => String(s * 1e6);\nconsole.log(JSON.stringify({ __REALTIME_TIMESTAMP: at(1740830400), PRIORITY: '4', SYSLOG_IDENTIFIER: 'kernel', MESSAGE: 'eth0: link down <b>' }));\nconsole.log('not json');\nconsole.log(JSON.stringify({ __REALTIME_TIMESTAMP: at(1740830401), PRIORITY: '6', MESSAGE: [104, 105] }));\nconsole.log(JSON.stringify({ __REALTIME_TIMESTAMP: at(1740830402), PRIORITY: '3', MESSAGE: process.argv.slice(2).join(' ') }));\n`,
+      { mode: 0o755 },
+    );
+    const source = journalSource(fake, parseJournalLine);
+    expect(await source.present()).toBe(true);
+    const read = async (filter: Parameters<typeof compileFilter>[0]) => {
+      const entries = [];
+      for await (const batch of source.batches(compileFilter(filter))) entries.push(...batch);
+      return entries;
+    };
+    const all = await read({ from: 1740830000000, to: 1740831000000, level: 'info' });
+    expect(all).toEqual([
+      { time: 1740830400000, level: 'warning', origin: 'kernel', text: 'eth0: link down <b>' },
+      { time: 1740830401000, level: 'info', origin: 'kernel', text: 'hi' },
+      { time: 1740830402000, level: 'err', origin: 'kernel', text: '-k -o json --no-pager -q --since=@1740830000 --until=@1740831000 --priority=0..6' },
+    ]);
+    expect(await read({ text: 'LINK DOWN' })).toHaveLength(1);
+    expect(await journalSource(join(dir, 'none'), parseJournalLine).present()).toBe(false);
+  });
+
+  test('the wireless controller: a device line as written, the controller a key with values', () => {
+    expect(wirelessLogEntry({ source: 'device', serial: 'aabbccddeeff', severity: 3, time: 5, text: '<script>x</script>' })).toEqual({ time: 5, level: 'err', origin: 'aabbccddeeff', text: '<script>x</script>' });
+    expect(wirelessLogEntry({ source: 'controller', serial: 'aabbccddeeff', severity: 6, time: 6, key: 'wireless.log.connected', values: { address: '10.0.0.2', firmware: '1.0' } })).toEqual({
+      time: 6,
+      level: 'info',
+      origin: 'aabbccddeeff',
+      key: 'wireless.log.connected',
+      values: { address: '10.0.0.2', firmware: '1.0' },
+    });
   });
 });
