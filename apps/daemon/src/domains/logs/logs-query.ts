@@ -3,9 +3,12 @@ import { createGzip } from 'node:zlib';
 import { LOG_WINDOW_MAX, type LogEntry } from '@portico/schema';
 import { decodeLogLine } from '../../config/log-book.js';
 import type { CompiledFilter } from './logs-filter.js';
-import type { LogItem, LogSource } from './logs-sources.js';
+import { RawLine, type LogItem, type LogSource } from './logs-sources.js';
 
-const asEntry = (item: LogItem): LogEntry | null => (typeof item === 'string' ? decodeLogLine(item) : item);
+const asEntry = (item: LogItem): LogEntry | null => {
+  if (typeof item === 'string') return decodeLogLine(item);
+  return item instanceof RawLine ? item.parse(item.line) : item;
+};
 
 /**
  * One page of the matching entries, newest first, and how many match. One pass over the

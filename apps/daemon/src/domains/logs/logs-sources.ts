@@ -12,8 +12,22 @@ import { entryMatches, scanStoredChunk, type CompiledFilter } from './logs-filte
  * backpressure: nothing holds a whole log in memory.
  */
 
-/** A stored line of the daemon's own format (decoded only when shown) or an entry. */
-export type LogItem = string | LogEntry;
+/** A program's line kept as written until it is shown (an unfiltered read parses only its page). */
+export class RawLine {
+  constructor(
+    readonly line: string,
+    readonly parse: (line: string) => LogEntry | null,
+  ) {}
+}
+
+/** A stored line of the daemon's own format (decoded only when shown), a program's raw line, or an entry. */
+export type LogItem = string | RawLine | LogEntry;
+
+/** A line that starts with a stamp the parser reads (classic syslog or RFC 3339). */
+const STAMPED = /^(?:[A-Z][a-z]{2} [ \d]\d |\d{4}-\d\d-\d\dT)/;
+
+const unfiltered = (filter: CompiledFilter) =>
+  filter.text === null && filter.maxSeverity === 7 && filter.from === Number.NEGATIVE_INFINITY && filter.to === Number.POSITIVE_INFINITY && filter.after === Number.NEGATIVE_INFINITY;
 
 export interface LogSource {
   readonly kind: 'file' | 'journal' | 'memory';
@@ -121,8 +135,15 @@ export function textFilesSource(files: () => readonly string[], parse: (line: st
       return false;
     },
     async *batches(filter) {
+      const lazy = unfiltered(filter);
       for (const path of files()) {
         for await (const lines of fileLines(path)) {
+          if (lazy) {
+            const kept: RawLine[] = [];
+            for (const line of lines) if (STAMPED.test(line)) kept.push(new RawLine(line, parse));
+            if (kept.length) yield kept;
+            continue;
+          }
           const matched: LogEntry[] = [];
           for (const line of lines) {
             const entry = line === '' ? null : parse(line);
