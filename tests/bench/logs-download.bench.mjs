@@ -126,11 +126,11 @@ try {
   const page = await api.post('sysconf/log', { action: 'get', name: 'system', size: 20 });
   if (!page.success || page.data.items.length !== 20) throw new Error(`page: ${JSON.stringify(page).slice(0, 200)}`);
   await new Promise((r) => setTimeout(r, 1000));
-  const before = rssOf(child.pid);
-  const text = await download(api, child.pid, 'txt');
-  await new Promise((r) => setTimeout(r, 1000));
   const beforeGz = rssOf(child.pid);
   const gz = await download(api, child.pid, 'gz');
+  await new Promise((r) => setTimeout(r, 1000));
+  const before = rssOf(child.pid);
+  const text = await download(api, child.pid, 'txt');
   if (text.bytes < logBytes * 0.9 || gz.bytes !== text.bytes) throw new Error(`downloads of ${text.bytes} and ${gz.bytes} bytes for a log of ${logBytes}`);
   report(
     'logs-download',
@@ -139,7 +139,7 @@ try {
       download_mb: mb(text.bytes),
       entries: page.data.total,
       rss_idle_mb: mb(idle),
-      rss_before_mb: mb(before),
+      rss_before_mb: mb(beforeGz),
       txt_rss_growth_mb: mb(text.peak - before),
       gz_rss_growth_mb: mb(gz.peak - beforeGz),
       txt_mb_per_s: Math.round(mb(text.bytes) / text.seconds),

@@ -52,15 +52,26 @@ export function entryLine(entry: LogEntry): string {
   return `${new Date(entry.time).toISOString()} ${entry.level.padEnd(7)} ${origin}${message}`.replace(CONTROL, ' ') + '\n';
 }
 
-async function* downloadText(source: LogSource, filter: CompiledFilter): AsyncGenerator<string> {
+/**
+ * Pieces of the file handed on are at least this large: their buffers are then mapped apart
+ * from the heap (the daemon runs with MALLOC_MMAP_THRESHOLD_=32768) and returned to the system
+ * as soon as the socket has sent them, instead of piling up in the allocator.
+ */
+const PIECE = 64 * 1024;
+
+async function* downloadText(source: LogSource, filter: CompiledFilter): AsyncGenerator<Buffer> {
+  let text = '';
   for await (const batch of source.batches(filter)) {
-    let text = '';
     for (const item of batch) {
       const entry = asEntry(item);
       if (entry) text += entryLine(entry);
     }
-    if (text) yield text;
+    if (text.length >= PIECE) {
+      yield Buffer.from(text, 'utf8');
+      text = '';
+    }
   }
+  if (text) yield Buffer.from(text, 'utf8');
 }
 
 /**
@@ -68,9 +79,9 @@ async function* downloadText(source: LogSource, filter: CompiledFilter): AsyncGe
  * takes it (gzip through node:zlib for `gz`), so a log of any size costs a few chunks of memory.
  */
 export function downloadStream(source: LogSource, filter: CompiledFilter, gzip: boolean): Readable {
-  const text = Readable.from(downloadText(source, filter), { objectMode: false, highWaterMark: 64 * 1024 });
+  const text = Readable.from(downloadText(source, filter), { objectMode: false, highWaterMark: PIECE });
   if (!gzip) return text;
-  const zipped = createGzip();
+  const zipped = createGzip({ chunkSize: PIECE });
   // An error or a cancelled download ends both streams (and the source's reader with them).
   pipeline(text, zipped, () => undefined);
   return zipped;

@@ -39,10 +39,10 @@ export interface LogSource {
 /** A stored file is scanned a megabyte at a time: the scan makes next to no garbage per line. */
 const CHUNK = 1024 * 1024;
 /**
- * A program's text file is parsed into entries 64 KB at a time: each batch dies young, so a
+ * A program's text file is parsed into entries 16 KB at a time: each batch dies young, so a
  * read or download of a large file does not push the daemon's heap up.
  */
-const TEXT_CHUNK = 64 * 1024;
+const TEXT_CHUNK = 16 * 1024;
 
 /** The lines of a file in chunks, the last line of a chunk carried to the next; a missing file has none. */
 export async function* fileLines(path: string): AsyncGenerator<string[]> {
