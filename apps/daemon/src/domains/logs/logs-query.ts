@@ -60,18 +60,25 @@ export function entryLine(entry: LogEntry): string {
 const PIECE = 64 * 1024;
 
 async function* downloadText(source: LogSource, filter: CompiledFilter): AsyncGenerator<Buffer> {
-  let text = '';
+  // Each batch's text is made and copied into the piece before the next await: while the
+  // client is slow to take the file, no string of it outlives a young-generation collection.
+  let piece = Buffer.allocUnsafeSlow(PIECE);
+  let used = 0;
   for await (const batch of source.batches(filter)) {
+    let text = '';
     for (const item of batch) {
       const entry = asEntry(item);
       if (entry) text += entryLine(entry);
     }
-    if (text.length >= PIECE) {
-      yield Buffer.from(text, 'utf8');
-      text = '';
+    const bytes = Buffer.byteLength(text);
+    if (used + bytes > piece.length) {
+      if (used > 0) yield piece.subarray(0, used);
+      piece = Buffer.allocUnsafeSlow(Math.max(PIECE, bytes));
+      used = 0;
     }
+    used += piece.write(text, used);
   }
-  if (text) yield Buffer.from(text, 'utf8');
+  if (used > 0) yield piece.subarray(0, used);
 }
 
 /**
