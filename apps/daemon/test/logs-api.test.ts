@@ -63,6 +63,10 @@ describe('the auth log', () => {
     expect(ranged.data.items.map((e: { values: { user: string } }) => e.values.user)).toEqual(['user8', 'user7', 'user6', 'user5', 'user4']);
     const text = await page('name=auth&text=USER1');
     expect(text.data.total).toBe(11);
+    // Level or time first, then the text (the other way a stored file is scanned).
+    expect((await page('name=auth&level=warning&text=User1')).data.total).toBe(11);
+    expect((await page(`name=auth&from=${start + 5000}&to=${start + 9000}&text=user8`)).data.items.map((e: { values: { user: string } }) => e.values.user)).toEqual(['user8']);
+    expect((await page('name=auth&level=warning&text=values')).data.total).toBe(0);
     // A search matches what an entry says, not the names of its stored fields.
     expect((await page('name=auth&text=values')).data.total).toBe(0);
     expect((await page('name=auth&level=err')).data.total).toBe(0);

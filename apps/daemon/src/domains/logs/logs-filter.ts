@@ -23,6 +23,8 @@ export interface CompiledFilter {
    * over a whole chunk of a stored file to find the few lines worth a look.
    */
   raw: RegExp | null;
+  /** The same, not global: tried on one line. */
+  rawLine: RegExp | null;
   /** The text is printable ASCII without a quote or backslash: JSON stores it as typed. */
   plain: boolean;
 }
@@ -37,6 +39,7 @@ export function compileFilter(filter: LogFilter, after = Number.NEGATIVE_INFINIT
     text: filter.text ? new RegExp(escapeRegExp(filter.text), 'i') : null,
     after,
     raw: filter.text ? new RegExp(escapeRegExp(Buffer.from(filter.text, 'utf8').toString('latin1')), 'gi') : null,
+    rawLine: filter.text ? new RegExp(escapeRegExp(Buffer.from(filter.text, 'utf8').toString('latin1')), 'i') : null,
     plain: filter.text !== undefined && /^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/.test(filter.text),
   };
 }
@@ -86,7 +89,10 @@ export function scanStoredChunk(chunk: string, filter: CompiledFilter, out: stri
   const ascii = !/[^\x00-\x7f]/.test(chunk);
   const text = (start: number, end: number) => (ascii ? chunk.slice(start, end) : Buffer.from(chunk.slice(start, end), 'latin1').toString('utf8'));
   const { from, to, after, maxSeverity } = filter;
-  if (filter.raw) {
+  // With a time or level condition, the fixed-place check comes first and the text is tried
+  // only on the lines it lets through; with a text alone, the search jumps from hit to hit.
+  const narrowed = from !== Number.NEGATIVE_INFINITY || to !== Number.POSITIVE_INFINITY || after !== Number.NEGATIVE_INFINITY || maxSeverity < 7;
+  if (filter.raw && !narrowed) {
     const raw = filter.raw;
     raw.lastIndex = 0;
     for (let hit = raw.exec(chunk); hit !== null; hit = raw.exec(chunk)) {
@@ -121,7 +127,20 @@ export function scanStoredChunk(chunk: string, filter: CompiledFilter, out: stri
         if (storedLineMatches(line, filter)) out.push(line);
       } else if (time >= from && time <= to && time > after) {
         const severity = chunk.charCodeAt(start + 23) - 48;
-        if (severity >= 0 && severity <= maxSeverity && chunk.startsWith(',"l":', start + 18)) out.push(text(start, end));
+        if (severity >= 0 && severity <= maxSeverity && chunk.startsWith(',"l":', start + 18)) {
+          if (filter.rawLine === null) out.push(text(start, end));
+          else {
+            const raw = chunk.slice(start, end);
+            const hit = filter.rawLine.exec(raw);
+            if (hit) {
+              if (filter.plain && (inString(raw, 0, raw.length, ',"o":"', hit.index) || inString(raw, 0, raw.length, ',"m":"', hit.index))) out.push(text(start, end));
+              else {
+                const line = text(start, end);
+                if (storedLineMatches(line, filter)) out.push(line);
+              }
+            }
+          }
+        }
       }
     }
     start = end + 1;
