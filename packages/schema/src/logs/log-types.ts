@@ -50,7 +50,7 @@ export const logFilterSchema = z.object({
   /** Case-insensitive text the message (or its origin) contains. */
   text: z
     .string()
-    .max(LOG_TEXT_MAX, { error: 'validation.maxLength' })
+    .max(LOG_TEXT_MAX, { error: 'validation.tooBig' })
     // A search is plain text: a control character cannot be typed and is never stored.
     .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), { error: 'validation.invalid' })
     .optional(),
