@@ -106,8 +106,8 @@ describe('portal sign-in through the outside world', () => {
     await expect.poll(() => page.getByTestId('ldap-test-result').textContent()).toBe(`The directory accepted uid=alice,ou=people,${SUFFIX}.`);
 
     await page.goto(`${daemon.url}/logging/smslogs`);
-    await page.getByTestId('sms-log-table').waitFor();
-    const row = await page.locator('[data-testid="sms-log-table"] tbody tr').first().textContent();
+    await page.getByTestId('log-table').locator('tbody tr').first().waitFor();
+    const row = await page.locator('[data-testid="log-table"] tbody tr').first().textContent();
     expect(row).toContain('+861********00');
     expect(row).toContain('Verification code');
     expect(row).toContain('Sent.');

@@ -7,6 +7,7 @@ import type { PasswordHasher } from './plugins/password-hash.js';
 import type { LiveStatusSource } from './drivers/live-source.js';
 import type { ConfigService } from './config/config-service.js';
 import type { BackupPart } from './config/backup-part.js';
+import type { LogBook } from './config/log-book.js';
 
 /** The services a domain works with; built once in app.ts and passed down. */
 export interface AppContext {
@@ -23,4 +24,6 @@ export interface AppContext {
   config: ConfigService;
   /** The modules' parts of the configuration backup, by module name, in domain-list order. */
   backupParts: ReadonlyMap<string, BackupPart>;
+  /** The device's named logs: domains append to them or provide their own entries (config/log-book.ts). */
+  logs: LogBook;
 }

@@ -25,6 +25,8 @@ import { registerEntityRoutes } from './config/entity-routes.js';
 import { registerJournalRoutes } from './config/journal-routes.js';
 import { registerConfirmRoutes } from './config/confirm-routes.js';
 import { registryOf } from './config/config-domains.js';
+import { LogBook } from './config/log-book.js';
+import type { CappedLogLimits } from './engine/capped-log.js';
 import { collectBackupParts, type DomainModule, type RuntimeService } from './config/domain-module.js';
 import { DOMAIN_MODULES, type DomainDeps } from './domain-list.js';
 
@@ -39,6 +41,8 @@ export interface AppDeps extends DomainDeps {
   announce?: (line: string) => void;
   /** The apply pipeline's applier, domains and timer. */
   config?: ConfigDeps;
+  /** Size caps of the logs the daemon writes (tests make them small). */
+  logLimits?: CappedLogLimits;
   /** The domain modules (all of DOMAIN_MODULES by default). */
   modules?: readonly DomainModule<never>[];
 }
@@ -83,6 +87,8 @@ export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<
   let live: LiveStatusSource | undefined;
   let app: FastifyInstance | undefined;
   let config: ConfigService | undefined;
+  // Services of the modules registered so far: a start that fails stops them again.
+  const services: RuntimeService[] = [];
   // The first start hashes the generated password on the thread pool while the routes are built.
   const initialAdmin = ensureInitialAdmin(accounts, passwords, settings.stateDir);
   // Awaited below; until then a failure must not count as an unhandled rejection.
@@ -110,6 +116,7 @@ export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<
         report: (error, what) => app?.log.error({ err: error }, what),
       }),
       backupParts: collectBackupParts(modules),
+      logs: new LogBook(join(settings.stateDir, 'logs'), now, deps.logLimits, (error) => app?.log.error({ err: error }, 'log entry not written')),
     };
     config = ctx.config;
 
@@ -137,7 +144,6 @@ export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<
     registerJournalRoutes(app, ctx);
     registerConfirmRoutes(app, ctx);
     for (const module of modules) module.seed?.(ctx);
-    const services: RuntimeService[] = [];
     for (const module of modules) {
       const before = routes.length;
       const service = await module.register?.(app, ctx, (deps as Record<string, never>)[module.name]);
@@ -162,11 +168,13 @@ export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<
       for (const service of services.reverse()) await service.stop();
       if (ownsLive) source.stop();
       await ctx.config.stop();
+      ctx.logs.close();
       db.close();
     });
     return app;
   } catch (error) {
     await initialAdmin.catch(() => undefined);
+    for (const service of services.reverse()) await service.stop().catch(() => undefined);
     await config?.stop().catch(() => undefined);
     if (deps.live === undefined) live?.stop();
     await app?.close().catch(() => undefined);

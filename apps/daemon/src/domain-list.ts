@@ -25,6 +25,7 @@ import { remoteSyslogModule } from './domains/remote-syslog/remote-syslog-module
 import { diagnosisModule } from './domains/diagnosis/diagnosis-module.js';
 import { systemInfoModule } from './domains/system-info/system-info-module.js';
 import { healthModule } from './domains/health/health-module.js';
+import { logsModule } from './domains/logs/logs-module.js';
 
 /**
  * Every domain of the daemon, in order. The order is the apply order of their configuration
@@ -55,6 +56,7 @@ export const DOMAIN_MODULES = [
   systemInfoModule,
   healthModule,
   maintainModule,
+  logsModule,
 ] as const;
 
 type DepsOf<M> = M extends DomainModule<infer D> ? D : never;

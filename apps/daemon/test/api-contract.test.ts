@@ -44,7 +44,6 @@ const FUNCTIONS_NOT_BUILT: Record<'get' | 'post', readonly string[]> = {
     'auth/pptp', 'auth/l2tp', 'auth/pppoe',
   ],
   post: [
-    'sysconf/log',
     // sysconf/disk's writes (format, mount) belong to storage; its read lists the audit's disks.
     'sysconf/emailinfo', 'sysconf/disk',
     'auth/pptp', 'auth/l2tp', 'auth/pppoe',

@@ -31,7 +31,7 @@ describe('the domain list', () => {
 
   test('ruleset parts run in list order: the hotspot (and its RADIUS input rule) before the firewall, Smart QoS marks, then the parts that only accept', () => {
     const parts = systemRulesetParts({ qosDownload: 'lan' });
-    expect(parts).toHaveLength(9);
+    expect(parts).toHaveLength(10);
     expect(parts[0]!.entities).toEqual(Object.values(HOTSPOT_ENTITIES));
     expect(parts[1]!.entities).toEqual(['hotspotRadius']);
     expect(parts[2]).toBe(firewallContributor);
@@ -45,6 +45,8 @@ describe('the domain list', () => {
     // The System section's accepts: the LAN NTP server, then remote access.
     expect(parts[7]!.entities).toEqual(['systemTime']);
     expect(parts[8]!.entities).toEqual(['remoteAccess']);
+    // The logs domain's part only adds dnsmasq's DHCP log lines.
+    expect(parts[9]!.part({}, {} as never)).toMatchObject({ dnsmasq: ['log-dhcp', 'log-facility=/var/log/portico/dhcp.log'] });
   });
 
   test('config domains apply in order, and every entity they name feeds them', () => {

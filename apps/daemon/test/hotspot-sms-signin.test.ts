@@ -118,30 +118,30 @@ describe('SMS-code sign-in on the portal', () => {
   });
 
   test('the SMS log lists each send masked, newest first, survives a restart and can be cleaned', async () => {
-    const log = json(await get(h.app, admin, '/api/hotspot/smslog')).data as { items: Array<{ phone: string; kind: string; outcome: string; platform: string }>; total: number };
+    const read = async (app = h.app, client = admin) => json(await get(app, client, '/api/sysconf/log?name=sms')).data as { items: Array<{ origin: string; level: string; key: string; values: Record<string, string> }>; total: number };
+    const log = await read();
     expect(log.total).toBe(5);
-    expect(log.items[0]).toMatchObject({ platform: 'twilio', kind: 'code', outcome: 'sms.send.authFailed', phone: '+861********04' });
-    expect(log.items.filter((e) => e.outcome === 'sms.send.ok')).toHaveLength(4);
+    expect(log.items[0]).toMatchObject({ origin: 'twilio', level: 'err', key: 'logs.sms.failed', values: { phone: '+861********04', kindKey: 'smsLog.kind.code', outcomeKey: 'msg.sms.send.authFailed' } });
+    expect(log.items.filter((e) => e.key === 'logs.sms.sent')).toHaveLength(4);
     const text = JSON.stringify(log);
     expect(text).not.toContain('13800138000');
     for (const m of messages) expect(text).not.toContain(/(\d{6})$/.exec(m.body)![1]);
     const restarted = await h.restart();
     try {
       const again = await login(restarted.app, 'admin', ADMIN_PASSWORD);
-      expect(json(await get(restarted.app, again, '/api/hotspot/smslog')).data.total).toBe(5);
-      const file = json(await get(restarted.app, again, '/api/hotspot/smslog?action=download')).data as { name: string; content: string };
-      expect(json(await post(restarted.app, again, '/api/hotspot/smslog', { action: 'download' })).data).toEqual(file);
-      expect(file.name).toBe('sms.log');
-      const lines = file.content.trimEnd().split('\n');
+      expect((await read(restarted.app, again)).total).toBe(5);
+      const file = await get(restarted.app, again, '/api/sysconf/log?name=sms&action=download');
+      const lines = file.body.trimEnd().split('\n');
       expect(lines).toHaveLength(5);
-      expect(lines[0]).toMatch(/^2025-03-01T\d\d:\d\d:\d\d\.000Z twilio \+861\*{8}00 code sms\.send\.ok$/);
-      expect(lines[4]).toMatch(/ twilio \+861\*{8}04 code sms\.send\.authFailed$/);
-      expect(json(await post(restarted.app, again, '/api/hotspot/smslog', { action: 'clean' }))).toEqual({ success: true, data: { items: [], total: 0 } });
-      expect(json(await post(restarted.app, again, '/api/hotspot/smslog', { action: 'drop' }))).toMatchObject({ success: false, errors: { action: 'validation.option' } });
+      expect(lines[0]).toMatch(/^2025-03-01T\d\d:\d\d:\d\d\.000Z info    twilio: logs\.sms\.sent phone=\+861\*{8}00 kindKey=smsLog\.kind\.code outcomeKey=msg\.sms\.send\.ok$/);
+      expect(lines[4]).toMatch(/ err     twilio: logs\.sms\.failed phone=\+861\*{8}04 .*outcomeKey=msg\.sms\.send\.authFailed$/);
+      expect(json(await post(restarted.app, again, '/api/sysconf/log', { action: 'clean', name: 'sms' }))).toEqual({ success: true, data: {} });
+      expect((await read(restarted.app, again)).total).toBe(0);
     } finally {
       await restarted.close();
     }
   });
+
 });
 
 describe('the portal-wide send budget', () => {

@@ -22,3 +22,4 @@ export * from './wireless/index.js';
 export * from './vpn-server/index.js';
 export * from './audit/index.js';
 export * from './security/index.js';
+export * from './logs/index.js';

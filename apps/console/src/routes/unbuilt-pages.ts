@@ -28,11 +28,6 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/appcenter/onvif',
   '/appcenter/phtunnel',
   '/security/emailnotice',
-  '/logging/systemlogs',
-  '/logging/portlogs',
-  '/logging/authlogs',
-  '/logging/wirelesslogs',
-  '/logging/securitylogs',
 ];
 
 const unbuilt = new Set(UNBUILT_PAGES);

@@ -13,6 +13,12 @@ export interface RoutePolicy {
   effect: RouteEffect;
   /** Effects of individual body actions of a POST route, e.g. `get` only reads. */
   actionEffects?: Readonly<Record<string, RouteEffect>>;
+  /**
+   * One route serving several pages' data (e.g. every log through `sysconf/log`): the page
+   * whose permission counts is named by a field of the query (GET) or the body (POST). A value
+   * not listed falls back to `module`, and the route's validation refuses it.
+   */
+  pageBy?: { field: string; pages: Readonly<Record<string, string>> };
   /** Answered while the account must still change its password. */
   duringPasswordChange?: boolean;
 }

@@ -92,7 +92,7 @@ export function registerSecurityGuard(app: FastifyInstance, ctx: GuardContext, r
     }
     if (config.policy) {
       const modules = typeof config.policy.module === 'string' ? [config.policy.module] : config.policy.module;
-      for (const module of modules) {
+      for (const module of [...modules, ...Object.values(config.policy.pageBy?.pages ?? {})]) {
         if (!KNOWN_MODULES.has(module)) throw new Error(`route ${route.url} names unknown module "${module}"`);
       }
     }
@@ -109,9 +109,18 @@ export function registerSecurityGuard(app: FastifyInstance, ctx: GuardContext, r
     }
   });
 
+  /** The policy narrowed to the one page a request names, for routes that serve several (`pageBy`). */
+  const pageOf = (request: FastifyRequest, policy: RoutePolicy): RoutePolicy => {
+    if (!policy.pageBy) return policy;
+    const fields = (request.method === 'POST' ? request.body : request.query) as Record<string, unknown> | undefined;
+    const value = fields?.[policy.pageBy.field];
+    const page = typeof value === 'string' && Object.hasOwn(policy.pageBy.pages, value) ? policy.pageBy.pages[value] : undefined;
+    return page ? { ...policy, module: page } : policy;
+  };
+
   const checkEffect = (request: FastifyRequest, reply: FastifyReply, policy: RoutePolicy, effect: RouteEffect) => {
     const auth = request.auth!;
-    if (!permits(policyPermission(auth, policy), effect)) return fail(reply, 200, MSG.forbidden);
+    if (!permits(policyPermission(auth, pageOf(request, policy)), effect)) return fail(reply, 200, MSG.forbidden);
     return undefined;
   };
 
@@ -136,17 +145,17 @@ export function registerSecurityGuard(app: FastifyInstance, ctx: GuardContext, r
     }
     if (!policy || !auth) return;
     if (auth.account.mustChangePassword && !policy.duringPasswordChange) return fail(reply, 200, MSG.changePassword);
-    // Routes whose effect depends on the body's action are checked once the body is parsed.
-    if (policy.actionEffects && request.method === 'POST') return;
+    // Routes whose effect or page depends on the body are checked once the body is parsed.
+    if ((policy.actionEffects || policy.pageBy) && request.method === 'POST') return;
     return checkEffect(request, reply, policy, policy.effect);
   });
 
   app.addHook('preValidation', async (request, reply) => {
     const policy = request.routeOptions.config.policy;
-    if (!policy?.actionEffects || request.method !== 'POST' || !request.auth) return;
+    if (!(policy?.actionEffects || policy?.pageBy) || request.method !== 'POST' || !request.auth) return;
     const body = request.body as { action?: unknown } | undefined;
     const action = typeof body?.action === 'string' ? body.action : 'update';
-    return checkEffect(request, reply, policy, policy.actionEffects[action] ?? policy.effect);
+    return checkEffect(request, reply, policy, policy.actionEffects?.[action] ?? policy.effect);
   });
 
   function foreignOrigin(request: FastifyRequest): boolean {

@@ -106,8 +106,11 @@ export function registerAuthRoutes(root: FastifyInstance, ctx: AppContext): void
         lockedFor = reservation.release(valid ? 'success' : 'failure');
       }
       if (!valid || !account) {
+        // The auth log (Logs → auth): every console sign-in, the name as typed (shown escaped).
+        ctx.logs.append('auth', { level: 'warning', origin: 'console', key: lockedFor > 0 ? 'logs.auth.adminLocked' : 'logs.auth.adminFailed', values: { user: username, address: request.ip } });
         return lockedFor > 0 ? failure(MSG.loginLocked, undefined, { retryAfter: lockedFor }) : failure(MSG.loginWrong);
       }
+      ctx.logs.append('auth', { level: 'info', origin: 'console', key: 'logs.auth.adminSignedIn', values: { user: account.username, address: request.ip } });
 
       // A session id presented before sign-in is never reused.
       const previous = readSessionCookie(request);

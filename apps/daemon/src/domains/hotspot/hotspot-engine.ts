@@ -115,6 +115,8 @@ export interface HotspotEngineOptions {
   outside?: Partial<Record<OutsideAuthModel, OutsideAuthenticator>>;
   /** Told of sessions starting and ending. */
   observers?: SessionObserver[];
+  /** Told of a portal sign-in the credentials refused (the auth log). */
+  refused?(client: ClientKey, zone: string, method: string, error: string): void;
 }
 
 /** A client reminded of its expiry (the reminder list): once per interval per device. */
@@ -324,6 +326,7 @@ export class HotspotEngine {
         return { ok: false, error: LOGIN_ERRORS.system };
       }
       if (!result.ok) {
+        this.options.refused?.(client, zone.name, request.method, result.error);
         // An expired account or a full one still had its secret right.
         if (result.error === LOGIN_ERRORS.code || result.error === LOGIN_ERRORS.password || result.error === LOGIN_ERRORS.userOrPassword) outcome = 'failure';
         return result;

@@ -20,7 +20,7 @@ import { radiusRulesetContributor } from './radius/radius-ruleset.js';
  */
 export const hotspotModule = defineDomain({
   name: 'hotspot',
-  pages: ['authuserinfo', 'inneruser', 'expirationnotice', 'sms', 'smslogs', 'ldap', 'radius', 'wifidog', 'cmccweb', 'rusystem', 'cloudportal', 'weixin', 'social'],
+  pages: ['authuserinfo', 'inneruser', 'expirationnotice', 'sms', 'ldap', 'radius', 'wifidog', 'cmccweb', 'rusystem', 'cloudportal', 'weixin', 'social'],
   contributions: (settings) => [
     contribute(RULESET_PARTS, hotspotRulesetContributor(() => settings.portalPort)),
     contribute(RULESET_PARTS, radiusRulesetContributor()),

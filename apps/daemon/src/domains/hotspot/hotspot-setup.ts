@@ -7,14 +7,14 @@ import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
 import { networkConfigOf, planNetwork } from '../network/network-public.js';
 import { hotspotConfigOf, HOTSPOT_ENTITIES, linesText } from './hotspot-config.js';
 import { NftDataplane, SimDataplane, type HotspotDataplane } from './hotspot-dataplane.js';
-import { HotspotEngine, type HotspotCredentials, type HotspotEngineOptions } from './hotspot-engine.js';
+import { HotspotEngine, type HotspotCredentials, type HotspotEngineOptions, type SessionObserver } from './hotspot-engine.js';
 import { NftReminderRedirect, SimReminderRedirect, type ReminderRedirect } from './hotspot-reminder.js';
 import { linuxNeighbours, simNeighbours, type NeighbourLookup } from './hotspot-neighbours.js';
 import { buildPortalServer } from './hotspot-portal.js';
 import { clientZone, type ZoneRange } from './hotspot-client-zone.js';
 import { HOTSPOT_PORTAL, zoneDevices } from './hotspot-ruleset.js';
 import { registerHotspotAdminRoutes } from './hotspot-admin-routes.js';
-import type { HotspotConfig } from './hotspot-types.js';
+import type { HotspotConfig, HotspotSession } from './hotspot-types.js';
 import { deviceCredentials } from './hotspot-credentials.js';
 import { registerSelfService } from './hotspot-self-service.js';
 import { registerSmsPortal } from './sms/sms-portal.js';
@@ -77,6 +77,15 @@ function snapshotReader(ctx: AppContext): () => ConfigSnapshot {
  * The hotspot in the daemon: the engine (restored at start, saved at stop), the portal
  * listener on its own port, and the administrator's online-user routes.
  */
+/** Portal sessions starting and ending, as auth log entries. */
+function authLogObserver(ctx: AppContext): SessionObserver {
+  const values = (session: HotspotSession) => ({ ip: session.ip, mac: session.mac, zone: session.zone, method: session.kind, account: session.account ?? '' });
+  return {
+    started: (session) => ctx.logs.append('auth', { level: 'info', origin: 'portal', key: 'logs.auth.portalSignedIn', values: values(session) }),
+    ended: (session, reason) => ctx.logs.append('auth', { level: 'info', origin: 'portal', key: 'logs.auth.portalEnded', values: { ...values(session), reasonKey: `logs.endReason.${reason}` } }),
+  };
+}
+
 export async function registerHotspot(app: FastifyInstance, ctx: AppContext, deps: HotspotDeps = {}, extensions: HotspotExtensions = {}): Promise<HotspotRuntime> {
   const { settings } = ctx;
   HOTSPOT_PORTAL.port = settings.portalPort;
@@ -114,6 +123,10 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     report: (error, what) => app.log.error({ err: error }, what),
     guard,
     ...extensions,
+    // The auth log (Logs → auth): portal sign-ins, sign-outs and refusals.
+    observers: [...(extensions.observers ?? []), authLogObserver(ctx)],
+    refused: (client, zone, method, error) =>
+      ctx.logs.append('auth', { level: 'warning', origin: 'portal', key: 'logs.auth.portalRefused', values: { ip: client.ip, mac: client.mac, zone, method, reasonKey: error } }),
   });
 
   const single = <T>(entity: { name: string; schema: unknown }): T =>

@@ -4,6 +4,8 @@ import { networkBindings, networkDomain } from './network-domain.js';
 import { networkLinuxActivation, networkOpenwrtActivation } from './network-activation.js';
 import { NETWORK_FORMATS } from './network-formats.js';
 import { registerReconnectRoutes } from './network-reconnect-routes.js';
+import { LinkLog } from './network-link-log.js';
+import { NETWORK_FILES } from './network-config.js';
 import { RULESET_PARTS } from './network-ruleset-parts.js';
 
 /**
@@ -18,5 +20,12 @@ export const networkModule = defineDomain({
   activation: { linux: networkLinuxActivation, openwrt: networkOpenwrtActivation },
   bindings: (ctx) => networkBindings(ctx.db),
   seed: (ctx) => void seedFactoryNetwork(ctx.db, factoryPortsOf(ctx.settings), ctx.now),
-  register: (app, ctx) => registerReconnectRoutes(app, ctx),
+  register: (app, ctx) => {
+    registerReconnectRoutes(app, ctx);
+    // The IPsec log (Logs, sysconf/log name ipsec) shows charon's file as this domain renders it.
+    ctx.logs.addFile('ipsec', NETWORK_FILES.ipsecLog);
+    const links = new LinkLog(() => ctx.live.netif(), ctx.logs, (error) => app.log.warn({ err: error }, 'port log: links not read'));
+    links.start();
+    return links;
+  },
 });

@@ -2,6 +2,7 @@ import { hostname, networkInterfaces } from 'node:os';
 import { contribute, defineDomain } from '../../config/domain-module.js';
 import { RULESET_PARTS } from '../network/network-public.js';
 import { WIRELESS_DEVICE_MIGRATIONS } from './controller/wireless-device-store.js';
+import { wirelessLogEntry } from './controller/wireless-controller-log.js';
 import { wirelessBindings } from './wireless-bindings.js';
 import { WIRELESS_CHANNEL_MIGRATIONS } from './wireless-channel-overrides.js';
 import { registerFirmwareRoutes, registerWirelessRoutes, WIRELESS_PAGES } from './wireless-routes.js';
@@ -36,6 +37,11 @@ export const wirelessModule = defineDomain<'wireless', WirelessDeps>({
   register: async (app, ctx, deps) => {
     const service = new WirelessService(ctx, (error) => app.log.error({ err: error }, 'wireless controller'), deps);
     services.set(ctx.db, service);
+    // The wireless log page reads the controller's records through the logs domain.
+    ctx.logs.provide('wireless', {
+      entries: () => service.log.map(wirelessLogEntry),
+      clear: () => void service.log.splice(0),
+    });
     registerWirelessRoutes(app, service);
     await registerFirmwareRoutes(app, service);
     // Devices are served once the daemon serves: not in tests that only inject requests. The

@@ -17,11 +17,6 @@ const testBody = z.object({
   kind: z.enum(SMS_TEMPLATE_KINDS, { error: 'validation.option' }).default('code'),
 });
 
-const logBody = z.object({ action: z.enum(['get', 'clean', 'download'], { error: 'validation.option' }) });
-const logQuery = z.object({ action: z.enum(['get', 'download'], { error: 'validation.option' }).default('get') });
-
-/** The SMS log page (/logging/smslogs) is its own module in the menu. */
-export const SMS_LOG_URL = '/api/hotspot/smslog';
 
 const TEMPLATE_OF: Record<SmsTemplateKind, { text: keyof HotspotSms; id: keyof HotspotSms }> = {
   account: { text: 'accountTemplate', id: 'accountTemplateId' },
@@ -32,9 +27,8 @@ const TEMPLATE_OF: Record<SmsTemplateKind, { text: keyof HotspotSms; id: keyof H
 /**
  * POST /api/auth/smstest: sends one message of a template through the configured platform with
  * sample values, so the administrator sees the gateway work (or why not) before guests rely on
- * it. Every send lands in the SMS log with its outcome, never with its text; the log page
- * reads it (GET, or POST with action get), empties it (action clean) and downloads it as a
- * text file (action download: `{ name, content }`).
+ * it. Every send lands in the SMS log with its outcome, never with its text; the SMS log page
+ * (/logging/smslogs) reads, cleans and downloads it through the logs domain.
  */
 export function registerSmsRoutes(app: FastifyInstance, ctx: AppContext, sms: SmsSignIn): void {
   app.post('/api/auth/smstest', { config: { policy: { module: 'sms', effect: 'action' }, doc: { summary: 'Send a test message of a template (account, due, code)' } } }, async (request) => {
@@ -51,25 +45,17 @@ export function registerSmsRoutes(app: FastifyInstance, ctx: AppContext, sms: Sm
     return result.ok ? success({ id: result.providerMessageId }) : failure(`msg.${result.error}`, undefined, { providerCode: result.providerCode ?? null });
   });
 
-  const list = () => {
-    const items = sms.log.list();
-    return success({ items, total: items.length });
-  };
-  // The file, oldest first, one entry a line; every field is an enum, a time or a masked number.
-  const file = () => {
-    const lines = sms.log.toJSON().map((e) => [new Date(e.time).toISOString(), e.platform, e.phone, e.kind, e.outcome].join(' '));
-    return success({ name: 'sms.log', content: lines.length ? `${lines.join('\n')}\n` : '' });
-  };
-  // Reading (action get or download) needs only read access; cleaning is a write.
-  app.get(SMS_LOG_URL, { config: { policy: { module: 'smslogs', effect: 'read' }, doc: { summary: 'The SMS log, newest first (numbers masked, no texts); ?action=download: as a text file' } } }, async (request) => {
-    const query = logQuery.safeParse(request.query ?? {});
-    if (!query.success) return failure(MSG.invalid, fieldErrors(query.error));
-    return query.data.action === 'download' ? file() : list();
-  });
-  app.post(SMS_LOG_URL, { config: { policy: { module: 'smslogs', effect: 'write' }, doc: { summary: 'The SMS log: get it, or clean it' } } }, async (request) => {
-    const body = logBody.safeParse(request.body ?? {});
-    if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
-    if (body.data.action === 'clean') sms.clearLog();
-    return body.data.action === 'download' ? file() : list();
+  // The SMS log page reads the send log through the logs domain (sysconf/log, name sms):
+  // one entry per send, the masked number, the kind of message and its outcome, never a text.
+  ctx.logs.provide('sms', {
+    entries: () =>
+      sms.log.toJSON().map((entry) => ({
+        time: entry.time,
+        level: entry.outcome === 'sms.send.ok' ? ('info' as const) : ('err' as const),
+        origin: entry.platform,
+        key: entry.outcome === 'sms.send.ok' ? 'logs.sms.sent' : 'logs.sms.failed',
+        values: { phone: entry.phone, kindKey: `smsLog.kind.${entry.kind}`, outcomeKey: `msg.${entry.outcome}` },
+      })),
+    clear: () => sms.clearLog(),
   });
 }

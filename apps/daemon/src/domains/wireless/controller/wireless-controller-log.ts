@@ -1,3 +1,5 @@
+import { LOG_LEVELS, type LogEntry } from '@portico/schema';
+
 /**
  * Entries of the wireless log (Logs → wireless). A device's own lines carry its text, which
  * the console shows escaped; what the controller itself reports is an i18n key with values,
@@ -40,3 +42,11 @@ interface LogEntryBase {
 export type WirelessLogEntry =
   | (LogEntryBase & { source: 'device'; text: string })
   | (LogEntryBase & { source: 'controller'; key: WirelessLogKey; values: Record<string, string | number> });
+
+/** A record as an entry of the Logs menu's wireless log: a device's text as written, the controller's as a key. */
+export function wirelessLogEntry(entry: WirelessLogEntry): LogEntry {
+  const level = LOG_LEVELS[Math.min(7, Math.max(0, Math.trunc(entry.severity)))]!;
+  return entry.source === 'device'
+    ? { time: entry.time, level, origin: entry.serial, text: entry.text }
+    : { time: entry.time, level, origin: entry.serial, key: entry.key, values: entry.values };
+}

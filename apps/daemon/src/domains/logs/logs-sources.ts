@@ -1,0 +1,225 @@
+import { createReadStream } from 'node:fs';
+import { access, open, stat } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
+import { execa } from 'execa';
+import type { LogEntry } from '@portico/schema';
+import type { LogProvider } from '../../config/log-book.js';
+import { entryMatches, scanStoredChunk, type CompiledFilter } from './logs-filter.js';
+
+/**
+ * Where a log is read from. Every source answers the matching entries oldest first, in
+ * batches (one per chunk read), so a page keeps only its window and a download streams with
+ * backpressure: nothing holds a whole log in memory.
+ */
+
+/** A program's line kept as written until it is shown (an unfiltered read parses only its page). */
+export class RawLine {
+  constructor(
+    readonly line: string,
+    readonly parse: (line: string) => LogEntry | null,
+  ) {}
+}
+
+/** A stored line of the daemon's own format (decoded only when shown), a program's raw line, or an entry. */
+export type LogItem = string | RawLine | LogEntry;
+
+/** A line that starts with a stamp the parser reads (classic syslog or RFC 3339). */
+const STAMPED = /^(?:[A-Z][a-z]{2} [ \d]\d |\d{4}-\d\d-\d\dT)/;
+
+const unfiltered = (filter: CompiledFilter) =>
+  filter.text === null && filter.maxSeverity === 7 && filter.from === Number.NEGATIVE_INFINITY && filter.to === Number.POSITIVE_INFINITY && filter.after === Number.NEGATIVE_INFINITY;
+
+export interface LogSource {
+  readonly kind: 'file' | 'journal' | 'memory';
+  /** Whether the source has anything to read here (a file that exists, a journal). */
+  present(): Promise<boolean>;
+  batches(filter: CompiledFilter): AsyncIterable<LogItem[]>;
+}
+
+/** A stored file is scanned a megabyte at a time: the scan makes next to no garbage per line. */
+const CHUNK = 1024 * 1024;
+/**
+ * A program's text file is parsed into entries 16 KB at a time: each batch dies young, so a
+ * read or download of a large file does not push the daemon's heap up.
+ */
+const TEXT_CHUNK = 16 * 1024;
+
+/** The lines of a file in chunks, the last line of a chunk carried to the next; a missing file has none. */
+export async function* fileLines(path: string): AsyncGenerator<string[]> {
+  const decoder = new StringDecoder('utf8');
+  let carry = '';
+  let stream;
+  try {
+    stream = createReadStream(path, { highWaterMark: TEXT_CHUNK });
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const text = carry + decoder.write(chunk);
+      const end = text.lastIndexOf('\n');
+      if (end < 0) {
+        carry = text;
+        continue;
+      }
+      carry = text.slice(end + 1);
+      yield text.slice(0, end).split('\n');
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  } finally {
+    stream?.destroy();
+  }
+  const last = carry + decoder.end();
+  if (last !== '') yield [last];
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then((s) => s.isFile(), () => false);
+}
+
+/**
+ * A file in chunks of whole lines, each byte one character (latin1): a line break is one byte
+ * in UTF-8, so no character is ever cut, and nothing is decoded that a scan skips.
+ */
+export async function* fileChunks(path: string): AsyncGenerator<string> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    // One buffer for the whole read: a scan of a large file makes no garbage per chunk.
+    const buffer = Buffer.allocUnsafe(CHUNK);
+    let carry = '';
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK, null);
+      if (bytesRead === 0) break;
+      const text = carry + buffer.toString('latin1', 0, bytesRead);
+      const end = text.lastIndexOf('\n');
+      if (end < 0) {
+        carry = text;
+        continue;
+      }
+      carry = text.slice(end + 1);
+      yield text.slice(0, end);
+    }
+    if (carry !== '') yield carry;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The daemon's own size-capped files of a log (config/log-book.ts), oldest file first. */
+export function storedFilesSource(files: () => readonly string[]): LogSource {
+  return {
+    kind: 'file',
+    present: async () => files().length > 0,
+    async *batches(filter) {
+      for (const path of files()) {
+        for await (const chunk of fileChunks(path)) {
+          const matched: string[] = [];
+          scanStoredChunk(chunk, filter, matched);
+          if (matched.length) yield matched;
+        }
+      }
+    },
+  };
+}
+
+/** Text files another program writes (syslog-style lines), parsed by `parse`, oldest file first. */
+export function textFilesSource(files: () => readonly string[], parse: (line: string) => LogEntry | null): LogSource {
+  return {
+    kind: 'file',
+    present: async () => {
+      for (const path of files()) if (await exists(path)) return true;
+      return false;
+    },
+    async *batches(filter) {
+      const lazy = unfiltered(filter);
+      for (const path of files()) {
+        for await (const lines of fileLines(path)) {
+          if (lazy) {
+            const kept: RawLine[] = [];
+            for (const line of lines) if (STAMPED.test(line)) kept.push(new RawLine(line, parse));
+            if (kept.length) yield kept;
+            continue;
+          }
+          const matched: LogEntry[] = [];
+          for (const line of lines) {
+            const entry = line === '' ? null : parse(line);
+            if (entry && entryMatches(entry, filter)) matched.push(entry);
+          }
+          if (matched.length) yield matched;
+        }
+      }
+    },
+  };
+}
+
+/** Entries a domain keeps itself (the SMS send log, the wireless controller's records). */
+export function providerSource(provider: () => LogProvider | undefined): LogSource {
+  return {
+    kind: 'memory',
+    present: async () => provider() !== undefined,
+    async *batches(filter) {
+      const source = provider();
+      if (!source) return;
+      const matched: LogEntry[] = [];
+      for (const entry of source.entries()) if (entryMatches(entry, filter)) matched.push(entry);
+      if (matched.length) yield matched;
+    },
+  };
+}
+
+/**
+ * The kernel's messages in the systemd journal: `journalctl -k -o json`, the time range and
+ * level passed on so the journal's own index does that part, the text matched here.
+ */
+export function journalSource(binary: string, parse: (line: string) => LogEntry | null, extraArgs: readonly string[] = []): LogSource {
+  return {
+    kind: 'journal',
+    present: async () => access(binary).then(() => true, () => false),
+    async *batches(filter) {
+      const args = ['-k', '-o', 'json', '--no-pager', '-q', ...extraArgs];
+      if (Number.isFinite(filter.from)) args.push(`--since=@${Math.floor(filter.from / 1000)}`);
+      if (Number.isFinite(filter.to)) args.push(`--until=@${Math.ceil(filter.to / 1000)}`);
+      args.push(`--priority=0..${filter.maxSeverity}`);
+      const child = execa(binary, args, { buffer: false, stdin: 'ignore', stderr: 'ignore', reject: false });
+      try {
+        let matched: LogEntry[] = [];
+        for await (const line of child.iterable({ from: 'stdout' })) {
+          const entry = parseJournal(String(line), parse);
+          if (entry && entryMatches(entry, filter)) matched.push(entry);
+          if (matched.length >= 1000) {
+            yield matched;
+            matched = [];
+          }
+        }
+        if (matched.length) yield matched;
+      } finally {
+        // A reader that stopped early (a page filled, a download cancelled) ends journalctl too.
+        if (child.exitCode === null) child.kill();
+        await child.catch(() => undefined);
+      }
+    },
+  };
+}
+
+function parseJournal(line: string, parse: (line: string) => LogEntry | null): LogEntry | null {
+  return line === '' ? null : parse(line);
+}
+
+/** Several sources read one after the other (a log the daemon writes and a program's file). */
+export function joinedSource(sources: readonly LogSource[]): LogSource {
+  const kind = sources.find((s) => s.kind !== 'memory')?.kind ?? 'memory';
+  return {
+    kind,
+    present: async () => {
+      for (const source of sources) if (await source.present()) return true;
+      return false;
+    },
+    async *batches(filter) {
+      for (const source of sources) yield* source.batches(filter);
+    },
+  };
+}
