@@ -100,8 +100,10 @@ describe('SMS notices of local accounts', () => {
     expect(await h.app.smsNotices.dueRound()).toBe(0);
     failing = false;
     expect(await h.app.smsNotices.dueRound()).toBe(1);
-    const log = json(await post(h.app, admin, '/api/hotspot/smslog', { action: 'get' })).data.items as Array<{ kind: string; outcome: string }>;
-    expect(log.filter((e) => e.kind === 'due').map((e) => e.outcome)).toEqual(expect.arrayContaining(['sms.send.ok', 'sms.send.authFailed']));
-    expect(log.filter((e) => e.kind === 'account')).toHaveLength(2);
+    const log = json(await get(h.app, admin, '/api/sysconf/log?name=sms')).data.items as Array<{ key: string; values: Record<string, string> }>;
+    const due = log.filter((e) => e.values.kindKey === 'smsLog.kind.due');
+    expect(due.map((e) => e.key)).toEqual(expect.arrayContaining(['logs.sms.sent', 'logs.sms.failed']));
+    expect(due.find((e) => e.key === 'logs.sms.failed')!.values.outcomeKey).toBe('msg.sms.send.authFailed');
+    expect(log.filter((e) => e.values.kindKey === 'smsLog.kind.account')).toHaveLength(2);
   });
 });

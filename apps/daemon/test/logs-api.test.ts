@@ -160,6 +160,13 @@ describe('the system (kernel) log', () => {
   test('a log nothing writes here says so', async () => {
     expect((await page('name=ipsec')).data).toMatchObject({ items: [], total: 0, source: 'absent' });
   });
+
+  test('the IPsec log shows the IPsec server\'s charon as it writes its file', async () => {
+    mkdirSync(join(root(), 'var/log/portico'), { recursive: true });
+    write('var/log/portico/ipsec-server.log', `${new Date(h.clock.ms).toISOString()} 10[IKE] <branch|1> IKE_SA branch[1] established\n`);
+    const items = (await page('name=ipsec')).data.items as Array<{ text: string }>;
+    expect(items.map((e) => e.text).join('\n')).toContain('IKE_SA branch[1] established');
+  });
 });
 
 describe('the port log', () => {

@@ -11,7 +11,7 @@ import { openvpnSettingsOf, vpnServerContributor } from './vpn-server-ruleset.js
 import { registerOpenvpnRoutes } from './vpn-server-routes.js';
 import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
 import type { DriverEnv, TargetActivation } from '../../config/domain-module.js';
-import { checkCharonConf, checkSwanctlServer, ipsecViciSocket } from './vpn-server-ipsec.js';
+import { checkCharonConf, checkSwanctlServer, IPSEC_FILES, ipsecViciSocket } from './vpn-server-ipsec.js';
 import { ipsecBindings, ipsecDomain } from './vpn-server-ipsec-domain.js';
 import { ipsecLinuxActivation } from './vpn-server-ipsec-runtime.js';
 import { registerIpsecRoutes } from './vpn-server-ipsec-routes.js';
@@ -79,6 +79,8 @@ export const vpnServerModule = defineDomain({
   backup: vpnServerBackup,
   async register(app, ctx, deps: VpnServerDeps | undefined) {
     registerIpsecRoutes(app, ctx, deps?.run ?? runCommand);
+    // The IPsec log (Logs, sysconf/log name ipsec) shows the server's charon beside the clients'.
+    ctx.logs.addFile('ipsec', IPSEC_FILES.log);
     const pki = new OpenvpnPki(openvpnPkiDir(ctx.settings.stateDir), ctx.now);
     const clients = new OpenvpnClients(ctx.db, pki, ctx.now);
     await pki.ensure(clients.revokedEntries());
