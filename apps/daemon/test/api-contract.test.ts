@@ -37,8 +37,8 @@ const AREAS_NOT_BUILT = ['Application', 'Cloud/vendor', 'Storage'];
  */
 const FUNCTIONS_NOT_BUILT: Record<'get' | 'post', readonly string[]> = {
   get: [
-    // Firmware upgrade, diagnosis, network parameters, time, remote access, health check, e-mail notice, events, disks, audit.
-    'sysconf/bgcheck', 'sysconf/bgcheckresult', 'sysconf/bgdownload', 'sysconf/bgfilecheck', 'sysconf/bgupgrade', 'sysconf/diagnosis',
+    // Diagnosis, network parameters, time, remote access, health check, e-mail notice, events, disks, audit.
+    'sysconf/diagnosis',
     'sysconf/netparam', 'sysconf/time', 'sysconf/remoteaccess', 'sysconf/check', 'sysconf/emailinfo', 'sysconf/events', 'sysconf/disk',
     'sysconf/audit', 'sysconf/health',
     // VPN servers other than OpenVPN.

@@ -55,7 +55,7 @@ describe('signed firmware file', () => {
 
   test('tampered payload: one byte changed fails the digest', async () => {
     const signed = signFirmware(payload, '2.0.0', keys.privateKey);
-    signed[signed.length - 1000] ^= 0x01;
+    signed[signed.length - 1000] = signed[signed.length - 1000]! ^ 0x01;
     expect(await refusal(signed)).toBe('digest');
   });
 
@@ -69,7 +69,7 @@ describe('signed firmware file', () => {
   test('tampered signature', async () => {
     const signed = signFirmware(payload, '2.0.0', keys.privateKey);
     const headerLength = signed.readUInt32BE(8);
-    signed[12 + headerLength + 5] ^= 0xff;
+    signed[12 + headerLength + 5] = signed[12 + headerLength + 5]! ^ 0xff;
     expect(await refusal(signed)).toBe('signature');
   });
 

@@ -79,6 +79,8 @@ export interface FirmwareStatus {
   upgraded: { version: string; keepConfig: boolean } | null;
   slots: { running: string; versions: Record<string, string | null>; trial: { slot: string; triesLeft: number } | null; unavailable: boolean };
   maxBytes: number;
+  /** Seconds the restart into the new firmware takes. */
+  restartSeconds: number;
 }
 
 export interface FirmwareJobOptions {
@@ -88,6 +90,7 @@ export interface FirmwareJobOptions {
   /** The version running when the slots know none. */
   fallbackVersion: string;
   updateUrl: string;
+  restartSeconds: number;
   /** Null: no key on the device, so no image can be trusted. */
   key: () => KeyObject | null;
   maxBytes?: number;
@@ -168,6 +171,7 @@ export class FirmwareJob {
       upgraded: this.upgraded && { ...this.upgraded },
       slots: { running: view.running, versions: { ...view.versions }, trial: view.trial && { ...view.trial }, unavailable: view.unavailable !== null },
       maxBytes: this.maxBytes,
+      restartSeconds: this.options.restartSeconds,
     };
   }
 

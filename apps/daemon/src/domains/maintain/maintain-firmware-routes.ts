@@ -54,6 +54,7 @@ const firmwareStatusSchema = z
       unavailable: z.boolean(),
     }),
     maxBytes: z.number(),
+    restartSeconds: z.number().int(),
   })
   .meta({ id: 'FirmwareStatus' });
 
@@ -82,6 +83,7 @@ export interface FirmwareHooks {
   /** Factory settings stored for the restart (an upgrade that does not keep the configuration). */
   resetForRestart: (actor: Actor) => void;
   reboot: (why: string) => void;
+  restartSeconds: number;
 }
 
 /**
@@ -105,6 +107,7 @@ export async function registerFirmwareRoutes(
     now: ctx.now,
     slots,
     fallbackVersion: DAEMON_VERSION,
+    restartSeconds: hooks.restartSeconds,
     updateUrl: settings.updateUrl ?? '',
     key: keyReader(settings.firmwareKeyFile),
     maxBytes: deps.maxBytes,
@@ -210,6 +213,8 @@ export async function registerFirmwareRoutes(
             return failure(FIRMWARE_MSG.busy, undefined, status());
           }
           await job.upload(part.file);
+          // The answer shows the step ended, so the console can ask for the file check at once.
+          await job.current;
         } catch (error) {
           if (error instanceof FirmwareFlowError) return failure(error.msg, undefined, status());
           const code = (error as { code?: string }).code;

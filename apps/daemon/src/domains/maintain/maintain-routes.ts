@@ -310,6 +310,7 @@ export async function registerMaintainRoutes(app: FastifyInstance, ctx: AppConte
     ctx,
     {
       resetForRestart: factoryReset,
+      restartSeconds: rebooter.expectedSeconds,
       reboot: (why) => {
         app.log.info(why);
         rebooter.reboot();
