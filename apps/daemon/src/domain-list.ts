@@ -16,6 +16,7 @@ import { qosModule } from './domains/qos/qos-module.js';
 import { maintainModule } from './domains/maintain/maintain-module.js';
 import { wirelessModule } from './domains/wireless/wireless-module.js';
 import { vpnServerModule } from './domains/vpn-server/vpn-server-module.js';
+import { licenseModule } from './domains/license/license-module.js';
 
 /**
  * Every domain of the daemon, in order. The order is the apply order of their configuration
@@ -37,6 +38,7 @@ export const DOMAIN_MODULES = [
   wirelessModule,
   vpnServerModule,
   maintainModule,
+  licenseModule,
 ] as const;
 
 type DepsOf<M> = M extends DomainModule<infer D> ? D : never;
