@@ -141,8 +141,7 @@ describe('licence states through /api/registration', () => {
     // Refused when imported…
     expect(json(await post(h.app, admin, '/api/registration', { action: 'import', license: copied }))).toMatchObject({
       success: false,
-      msg: 'msg.license.refused',
-      errors: { license: 'license.reason.otherDevice' },
+      msg: 'msg.license.refusedOtherDevice',
     });
     // …and a copied file found in place locks the device.
     writeFileSync(join(h.stateDir, 'license', 'license.json'), copied);

@@ -77,7 +77,7 @@ export default function LicensePage() {
   async function importFile() {
     if (!file) return;
     if (file.size > FILE_LIMIT) {
-      showErrorNotice(t('msg.license.refused'));
+      showErrorNotice(t('msg.license.refusedFormat'));
       return;
     }
     const text = await file.text();

@@ -105,7 +105,7 @@ export function registerLicenseRoutes(app: FastifyInstance, ctx: AppContext, dep
         else if (input.action === 'import') service.import(input.license);
       } catch (error) {
         if (!(error instanceof LicenseFlowError)) throw error;
-        return failure(error.msg, error.reason ? { license: `license.reason.${error.reason}` } : undefined, service.view());
+        return failure(error.msg, undefined, service.view());
       }
       if (input.action !== 'get') request.log.info({ user: request.auth?.account.username, ip: request.ip, action: input.action }, 'licence change');
       return success(service.view());

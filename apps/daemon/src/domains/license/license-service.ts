@@ -19,7 +19,12 @@ export const LICENSE_MSG = {
   invalidCode: 'msg.license.invalidCode',
   codeUsed: 'msg.license.codeUsed',
   locked: 'msg.license.locked',
-  refused: 'msg.license.refused',
+  refused: {
+    format: 'msg.license.refusedFormat',
+    signature: 'msg.license.refusedSignature',
+    otherDevice: 'msg.license.refusedOtherDevice',
+    expired: 'msg.license.refusedExpired',
+  },
 } as const;
 
 export type LicenseState = 'unlicensed' | 'activating' | 'activationFailed' | 'activationSuccess' | 'licensed' | 'locked';
@@ -162,7 +167,7 @@ export class LicenseService {
       license = verifyLicense(text, key, this.options.identity().sn, this.options.now());
     } catch (error) {
       if (!(error instanceof LicenseRefused)) throw error;
-      throw new LicenseFlowError(LICENSE_MSG.refused, error.reason);
+      throw new LicenseFlowError(LICENSE_MSG.refused[error.reason], error.reason);
     }
     this.writeFile(this.licenseFile, text);
     // A valid licence of this device ends a lock a copied one had set.
