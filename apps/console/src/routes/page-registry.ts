@@ -10,6 +10,7 @@ export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/dashboard': lazy(() => import('../pages/dashboard/dashboard-page.js')),
   '/system/systemmaintain': lazy(() => import('../pages/system-maintain/system-maintain-page.js')),
   '/sysstatus/license': lazy(() => import('../pages/license/license-page.js')),
+  '/system/wizard': lazy(() => import('../pages/wizard/wizard-page.js')),
   '/smartqos/qosbase': lazy(() => import('../pages/smartqos/qos-base-page.js')),
   '/hotspot/voucherbatch': lazy(() => import('../pages/hotspot/voucher-batch-page.js')),
   '/hotspot/voucher': lazy(() => import('../pages/hotspot/voucher-list-page.js')),
