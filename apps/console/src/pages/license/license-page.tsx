@@ -144,11 +144,6 @@ export default function LicensePage() {
               </>
             )}
           </SimpleGrid>
-          {!view.isRegister && !view.locked && (
-            <Text size="sm" c="dimmed">
-              {t('license.limited')}
-            </Text>
-          )}
           {view.fileProblem && !view.locked && (
             <Alert color="orange" variant="light">
               {t('license.fileProblem', { reason: t(`license.reason.${view.fileProblem}`, { defaultValue: view.fileProblem }) })}

@@ -70,11 +70,12 @@ export function FirmwareSection({ canAct, canModify, onRestart }: Props) {
     const ask = async () => {
       const answer = await pollFirmware(controller.signal);
       if (stopped) return;
-      if (answer.kind === 'restarting') {
-        if (previous.current?.operation === 'upgrade') restart();
+      if (answer.kind === 'restarting' && previous.current?.operation === 'upgrade') {
+        restart();
         return;
       }
       if (answer.kind === 'status') take(answer.status);
+      // A device restarting for another reason, or out of reach: ask again until it answers.
       if (answer.kind !== 'status' || answer.status.running) timer = setTimeout(() => void ask(), POLL_MS);
     };
     // Ask now, then keep asking while a step runs.
