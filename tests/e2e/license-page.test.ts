@@ -93,6 +93,9 @@ describe('licence page', () => {
     release = null;
     await page.getByTestId('license-state').filter({ hasText: 'Locked' }).waitFor();
     await page.getByTestId('license-piracy').filter({ hasText: 'pirated or copied licence' }).waitFor();
+    // The dashboard says it too.
+    await page.goto(`${daemon.url}/dashboard`);
+    await page.getByTestId('dashboard-piracy').filter({ hasText: 'pirated or copied licence' }).waitFor();
     await context.close();
   });
 });
