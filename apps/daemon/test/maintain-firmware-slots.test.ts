@@ -163,3 +163,35 @@ describe('linux slots: partitions and systemd-boot entries under the system root
     expect(linuxSlotDevice(bare).view().unavailable).not.toBeNull();
   });
 });
+
+describe('a download from a server that stops sending', () => {
+  test('ends as a failed download after the idle time, keeping nothing and freeing the flow', async () => {
+    const { FirmwareJob } = await import('../src/domains/maintain/maintain-firmware-job.js');
+    const dir = tempDir('portico-stall-');
+    const stalled: typeof fetch = async (input) => {
+      if (String(input).endsWith('latest.json')) return new Response(JSON.stringify({ version: '9.0.0', url: 'fw.img', size: 1000 }));
+      // Sends a little, then nothing, ever.
+      return new Response(new ReadableStream({ start: (c) => c.enqueue(new Uint8Array(10)) }), { headers: { 'content-length': '1000' } });
+    };
+    const job = new FirmwareJob({
+      dir,
+      now: () => 0,
+      slots: fileSlotDevice(join(dir, 'slots'), '1.0.0'),
+      fallbackVersion: '1.0.0',
+      updateUrl: 'http://127.0.0.1:9/latest.json',
+      restartSeconds: 8,
+      key: () => keys.publicKey,
+      fetch: stalled,
+      idleTimeoutMs: 50,
+      afterInstall: () => undefined,
+      report: () => undefined,
+    });
+    job.check();
+    await job.current;
+    job.download();
+    await job.current;
+    expect(job.status()).toMatchObject({ running: false, file: null, error: { msg: 'msg.firmwareFlow.downloadFailed' } });
+    expect(existsSync(join(dir, 'firmware.img'))).toBe(false);
+    expect(existsSync(join(dir, 'firmware.img.part'))).toBe(false);
+  });
+});

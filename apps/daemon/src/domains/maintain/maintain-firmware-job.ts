@@ -9,7 +9,6 @@ import {
   FIRMWARE_BOARD,
   FirmwareRefused,
   firmwareVersion,
-  readSignedHeader,
   verifyFirmwareFile,
   type VerifiedImage,
 } from './maintain-firmware-image.js';
@@ -55,6 +54,8 @@ export const updateManifest = z
 const MANIFEST_LIMIT = 64 * 1024;
 /** The largest image the device takes: its root partition is 2 GiB at most. */
 export const FIRMWARE_MAX_BYTES = 2 * 1024 * 1024 * 1024;
+/** A download with no byte for this long has stalled. */
+const DOWNLOAD_IDLE_MS = 60_000;
 
 export interface FirmwareStatus {
   /** The operation under way or last run. */
@@ -95,8 +96,10 @@ export interface FirmwareJobOptions {
   key: () => KeyObject | null;
   maxBytes?: number;
   fetch?: typeof fetch;
-  /** Seconds a check may take. */
+  /** Milliseconds a check may take. */
   checkTimeoutMs?: number;
+  /** Milliseconds a download may go without a byte. */
+  idleTimeoutMs?: number;
   /** After a successful install: reset the configuration (unless kept) and restart. */
   afterInstall: (keepConfig: boolean) => Promise<void> | void;
   report: (error: unknown, what: string) => void;
@@ -249,9 +252,23 @@ export class FirmwareJob {
     this.start('download', async () => {
       this.total = offer.size;
       this.discardFile();
+      // A server that stops sending must not hold the flow forever: no byte for a minute ends it.
+      const idle = new AbortController();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let body: Readable | undefined;
+      const stillAlive = () => {
+        if (timer !== undefined) clearTimeout(timer);
+        timer = setTimeout(() => {
+          const stalled = new Error('the update server stopped sending');
+          idle.abort(stalled);
+          body?.destroy(stalled);
+        }, this.options.idleTimeoutMs ?? DOWNLOAD_IDLE_MS);
+        timer.unref?.();
+      };
+      stillAlive();
       let response: Response;
       try {
-        response = await this.fetcher(offer.url, { redirect: 'error' });
+        response = await this.fetcher(offer.url, { redirect: 'error', signal: idle.signal });
         if (!response.ok || !response.body) throw new Error(`update server answered ${response.status}`);
       } catch (error) {
         throw new FirmwareFlowError(FIRMWARE_MSG.connectFailed, error instanceof Error ? error.message.slice(0, 200) : null);
@@ -262,10 +279,13 @@ export class FirmwareJob {
         throw new FirmwareFlowError(FIRMWARE_MSG.tooLarge);
       }
       try {
-        await this.receive(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>), offer.size);
+        body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
+        await this.receive(body, offer.size, stillAlive);
       } catch (error) {
         if (error instanceof FirmwareFlowError) throw error;
         throw new FirmwareFlowError(FIRMWARE_MSG.downloadFailed, error instanceof Error ? error.message.slice(0, 200) : null);
+      } finally {
+        clearTimeout(timer);
       }
       if (this.done !== offer.size) {
         rmSync(this.imagePath, { force: true });
@@ -359,17 +379,6 @@ export class FirmwareJob {
     }
   }
 
-  /** The header alone, for a quick look at an uploaded file's version. */
-  async peekVersion(): Promise<string | null> {
-    const key = this.options.key();
-    if (!key || !this.file) return null;
-    try {
-      return (await readSignedHeader(this.imagePath, key, this.maxBytes)).header.version;
-    } catch {
-      return null;
-    }
-  }
-
   private discardFile(): void {
     rmSync(this.imagePath, { force: true });
     rmSync(this.partPath, { force: true });
@@ -377,9 +386,10 @@ export class FirmwareJob {
   }
 
   /** Streams to `<image>.part`, counting, refusing beyond `limit`; renamed into place when whole. */
-  private async receive(source: Readable, limit: number): Promise<void> {
+  private async receive(source: Readable, limit: number, onChunk: () => void = () => undefined): Promise<void> {
     const counter = new Transform({
       transform: (chunk: Buffer, _encoding, done) => {
+        onChunk();
         this.done += chunk.length;
         if (this.done > limit) done(new FirmwareFlowError(FIRMWARE_MSG.tooLarge));
         else done(null, chunk);

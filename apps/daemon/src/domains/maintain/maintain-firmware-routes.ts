@@ -31,6 +31,7 @@ export interface FirmwareDeps {
   slots?: SlotDevice;
   fetch?: typeof fetch;
   maxBytes?: number;
+  idleTimeoutMs?: number;
 }
 
 const firmwareStatusSchema = z
@@ -112,6 +113,7 @@ export async function registerFirmwareRoutes(
     key: keyReader(settings.firmwareKeyFile),
     maxBytes: deps.maxBytes,
     fetch: deps.fetch,
+    idleTimeoutMs: deps.idleTimeoutMs,
     afterInstall: (keepConfig) => {
       if (!keepConfig) hooks.resetForRestart(actor);
       hooks.reboot(keepConfig ? 'firmware upgraded: rebooting' : 'firmware upgraded without the configuration: rebooting');
