@@ -163,21 +163,41 @@ function treeBytes(dir) {
   return Number(String(result.stdout).split(/\s/)[0]);
 }
 
+/** The image's version: the daemon's, which the firmware flow compares with the update server's. */
+function imageVersion() {
+  return JSON.parse(readFileSync(join(here, '..', 'apps/daemon/package.json'), 'utf8')).version;
+}
+
+/**
+ * systemd-boot picks among the portico-* entries: the newest version first, an entry on trial
+ * (`name+tries.conf`) while it has tries, one out of tries last, so a new slot that never
+ * confirms a boot falls back to the old one.
+ */
+export function loaderConf() {
+  return 'default portico-*\ntimeout 0\nconsole-mode keep\n';
+}
+
+/** The boot entry of a slot, as the daemon writes the other slot's on an upgrade. */
+export function slotEntry(slot, version) {
+  const options = IMAGE_LAYOUT.kernelOptions.map((option) => (option.startsWith('root=') ? `root=PARTLABEL=${IMAGE_LAYOUT.slots[slot]}` : option));
+  return [`title Portico ${version}`, 'sort-key portico', `version ${version}`, `linux /portico-${slot}/vmlinuz`, `initrd /portico-${slot}/initrd.img`, `options ${options.join(' ')}`, ''].join('\n');
+}
+
 function espImage(file, root, boot) {
   rmSync(file, { force: true });
   run('mkfs.vfat', ['-F', '32', '-n', 'PORTICO-EFI', '-C', file, String(IMAGE_LAYOUT.espMiB * 1024)], { stdio: ['ignore', 'ignore', 'inherit'] });
   const env = { ...process.env, MTOOLS_SKIP_CHECK: '1' };
-  for (const dir of ['::/EFI', '::/EFI/BOOT', '::/loader', '::/loader/entries']) run('mmd', ['-i', file, dir], { env });
+  for (const dir of ['::/EFI', '::/EFI/BOOT', '::/loader', '::/loader/entries', '::/portico-a']) run('mmd', ['-i', file, dir], { env });
   const put = (src, dest) => run('mcopy', ['-i', file, src, dest], { env });
   put(join(root, 'usr/lib/systemd/boot/efi/systemd-bootx64.efi'), '::/EFI/BOOT/BOOTX64.EFI');
-  put(boot.kernel, '::/vmlinuz');
-  put(boot.initrd, '::/initrd.img');
+  put(boot.kernel, '::/portico-a/vmlinuz');
+  put(boot.initrd, '::/portico-a/initrd.img');
   const staging = `${file}.d`;
   mkdirSync(staging, { recursive: true });
-  writeFileSync(join(staging, 'loader.conf'), 'default portico.conf\ntimeout 0\nconsole-mode keep\n');
-  writeFileSync(join(staging, 'portico.conf'), `title Portico\nlinux /vmlinuz\ninitrd /initrd.img\noptions ${IMAGE_LAYOUT.kernelOptions.join(' ')}\n`);
+  writeFileSync(join(staging, 'loader.conf'), loaderConf());
+  writeFileSync(join(staging, 'portico-a.conf'), slotEntry('a', imageVersion()));
   put(join(staging, 'loader.conf'), '::/loader/loader.conf');
-  put(join(staging, 'portico.conf'), '::/loader/entries/portico.conf');
+  put(join(staging, 'portico-a.conf'), '::/loader/entries/portico-a.conf');
   rmSync(staging, { recursive: true, force: true });
 }
 
@@ -201,14 +221,26 @@ function writeAt(fd, src, offset) {
   closeSync(input);
 }
 
-/** A GPT disk: the ESP, then the root; partitions are copied in at their offsets. */
-export function diskImage(file, esp, rootfs) {
+/** The empty state partition both slots mount at the daemon's state folder. */
+function stateImage(file) {
+  rmSync(file, { force: true });
+  run('mkfs.ext4', ['-q', '-F', '-L', IMAGE_LAYOUT.statePartLabel, file, `${IMAGE_LAYOUT.stateMiB * 1024}k`]);
+}
+
+/**
+ * A GPT disk: the ESP, root slot a (the built root), root slot b (as large, left empty for the
+ * first upgrade: sparse in the file), the state partition; partitions are copied in at their offsets.
+ */
+export function diskImage(file, esp, rootfs, state) {
   const first = 2048;
   const espSectors = statSync(esp).size / SECTOR;
   const rootStart = first + espSectors;
   const rootSectors = statSync(rootfs).size / SECTOR;
+  const slotBStart = rootStart + rootSectors;
+  const stateStart = slotBStart + rootSectors;
+  const stateSectors = statSync(state).size / SECTOR;
   // The backup GPT takes the last 33 sectors.
-  const total = (rootStart + rootSectors + 2048) * SECTOR;
+  const total = (stateStart + stateSectors + 2048) * SECTOR;
   rmSync(file, { force: true });
   const fd = openSync(file, 'w');
   closeSync(fd);
@@ -216,13 +248,16 @@ export function diskImage(file, esp, rootfs) {
   const table = [
     'label: gpt',
     `start=${first}, size=${espSectors}, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, name="EFI"`,
-    `start=${rootStart}, size=${rootSectors}, type=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709, name="${IMAGE_LAYOUT.rootLabel}"`,
+    `start=${rootStart}, size=${rootSectors}, type=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709, name="${IMAGE_LAYOUT.slots.a}"`,
+    `start=${slotBStart}, size=${rootSectors}, type=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709, name="${IMAGE_LAYOUT.slots.b}"`,
+    `start=${stateStart}, size=${stateSectors}, type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, name="${IMAGE_LAYOUT.statePartLabel}"`,
     '',
   ].join('\n');
   run('sfdisk', ['--quiet', '--no-reread', '--no-tell-kernel', file], { input: table });
   const out = openSync(file, 'r+');
   writeAt(out, esp, first * SECTOR);
   writeAt(out, rootfs, rootStart * SECTOR);
+  writeAt(out, state, stateStart * SECTOR);
   closeSync(out);
 }
 
@@ -246,8 +281,9 @@ export function buildImage({ outDir = join(here, 'out') } = {}) {
 
   espImage(join(work, 'esp.img'), root, boot);
   rootImage(join(work, 'root.img'), root);
+  stateImage(join(work, 'state.img'));
   const image = join(outDir, 'portico.img');
-  diskImage(`${image}.partial`, join(work, 'esp.img'), join(work, 'root.img'));
+  diskImage(`${image}.partial`, join(work, 'esp.img'), join(work, 'root.img'), join(work, 'state.img'));
   renameSync(`${image}.partial`, image);
   rmSync(work, { recursive: true, force: true });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -2,6 +2,9 @@ export declare const IMAGE_LAYOUT: Readonly<{
   appDir: string;
   node: string;
   rootLabel: string;
+  slots: Readonly<{ a: string; b: string }>;
+  statePartLabel: string;
+  stateMiB: number;
   espMiB: number;
   rootSpareMiB: number;
   kernelOptions: readonly string[];

@@ -11,11 +11,23 @@ export const IMAGE_LAYOUT = Object.freeze({
   appDir: '/usr/lib/portico',
   node: '/usr/local/bin/node',
   rootLabel: 'portico-root',
-  espMiB: 96,
+  /**
+   * A/B firmware slots (apps/daemon/src/domains/maintain/maintain-firmware-slots.ts): two root
+   * partitions by GPT name, the first written by the build, the second by the first upgrade;
+   * each slot's kernel and initramfs under /portico-<slot>/ on the EFI partition, its
+   * systemd-boot entry /loader/entries/portico-<slot>.conf.
+   */
+  slots: Object.freeze({ a: 'portico-root-a', b: 'portico-root-b' }),
+  /** The state partition both slots mount at stateDir, so an upgrade keeps the configuration. */
+  statePartLabel: 'portico-state',
+  stateMiB: 256,
+  /** Room for two kernels and initramfs images. */
+  espMiB: 192,
   /** Free room on the root file system beyond its contents, for state, logs and updates. */
   rootSpareMiB: 512,
-  kernelOptions: Object.freeze(['root=LABEL=portico-root', 'rw', 'console=tty0', 'console=ttyS0,115200n8', 'quiet', 'loglevel=3']),
-  enabledUnits: Object.freeze(['portico-ports.service', 'portico.service']),
+  /** Slot a's; an upgrade writes the other slot's entry with its own root= (the rest carried over). */
+  kernelOptions: Object.freeze(['root=PARTLABEL=portico-root-a', 'rw', 'rootflags=noatime,errors=remount-ro', 'console=tty0', 'console=ttyS0,115200n8', 'quiet', 'loglevel=3']),
+  enabledUnits: Object.freeze(['portico-ports.service', 'portico.service', 'portico-boot-ok.service']),
   /** Services Debian's packages would start that fight the daemon over links, DNS or DHCP. */
   maskedUnits: Object.freeze(['dnsmasq.service', 'hostapd.service', 'wpa_supplicant.service', 'xl2tpd.service', 'pptpd.service', 'openvpn.service', 'smbd.service', 'nmbd.service', 'samba-ad-dc.service']),
   /** The daemon's state (configuration database, generated admin password). */

@@ -144,21 +144,14 @@ describe('changes view', () => {
 });
 
 describe('maintenance page', () => {
-  test('history, backup, restore and device sections, and the one clearly labelled missing function', () => {
+  test('history, backup, restore, device and firmware sections, none labelled missing', () => {
     const html = render(createElement(CurrentRouteContext.Provider, { value: routeEntry('modify') }, createElement(SystemMaintainPage)));
     expect(html).toContain('data-testid="system-maintain"');
     expect(html).toContain('Configuration history');
     expect(tagWith(html, 'journal-table')).toMatch(/^<table/);
     expect(tagWith(html, 'journal-diff')).toMatch(/disabled/);
-    expect(html).toContain('data-testid="maintain-unavailable"');
-    for (const section of ['maintain-backup', 'maintain-restore', 'maintain-device']) expect(html).toContain(`data-testid="${section}"`);
-    expect(html).toContain('data-testid="maintain-unavailable-upgrade"');
-    for (const name of ['backup', 'restore', 'reboot', 'factoryReset']) {
-      expect(html).not.toContain(`data-testid="maintain-unavailable-${name}"`);
-    }
-    expect(html).toContain('Not available in this build');
-    // Nothing to press for the missing functions.
-    const card = html.slice(html.indexOf('data-testid="maintain-unavailable"'));
-    expect(card).not.toContain('<button');
+    for (const section of ['maintain-backup', 'maintain-restore', 'maintain-device', 'maintain-firmware']) expect(html).toContain(`data-testid="${section}"`);
+    expect(html).toContain('Firmware upgrade');
+    expect(html).not.toContain('Not available in this build');
   });
 });

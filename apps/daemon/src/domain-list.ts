@@ -26,6 +26,7 @@ import { diagnosisModule } from './domains/diagnosis/diagnosis-module.js';
 import { systemInfoModule } from './domains/system-info/system-info-module.js';
 import { healthModule } from './domains/health/health-module.js';
 import { logsModule } from './domains/logs/logs-module.js';
+import { licenseModule } from './domains/license/license-module.js';
 
 /**
  * Every domain of the daemon, in order. The order is the apply order of their configuration
@@ -57,6 +58,7 @@ export const DOMAIN_MODULES = [
   healthModule,
   maintainModule,
   logsModule,
+  licenseModule,
 ] as const;
 
 type DepsOf<M> = M extends DomainModule<infer D> ? D : never;

@@ -46,6 +46,28 @@ export interface Settings {
    * (qos-kernel.ts).
    */
   qosDownload?: QosDownloadSetting;
+  /** Address of the update server's latest-firmware manifest (http or https); empty: none. */
+  updateUrl?: string;
+  /** Ed25519 public key (PEM) firmware images must be signed with. */
+  firmwareKeyFile?: string;
+  /** Address of the licence server's activation endpoint (http or https); empty: none. */
+  licenseUrl?: string;
+  /** Ed25519 public key (PEM) licence files must be signed with. */
+  licenseKeyFile?: string;
+}
+
+/** An http(s) address or empty; anything else stops the start. */
+function serviceUrl(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name]?.trim() ?? '';
+  if (value === '') return '';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new SettingsError(`${name} must be an http or https address, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SettingsError(`${name} must be an http or https address, got "${value}"`);
+  return url.href;
 }
 
 export const QOS_DOWNLOAD_SETTINGS = ['auto', 'ifb', 'ifb-bpf', 'lan'] as const;
@@ -130,5 +152,9 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     // The simulated device has its ports named: it starts with its factory network laid down.
     factoryLanPorts: list(env.PORTICO_LAN_PORTS ?? (driver === 'sim' ? SIM_FACTORY_PORTS.lan : '')),
     factoryWanPorts: list(env.PORTICO_WAN_PORTS ?? (driver === 'sim' ? SIM_FACTORY_PORTS.wan : '')),
+    updateUrl: serviceUrl(env, 'PORTICO_UPDATE_URL'),
+    firmwareKeyFile: resolve(env.PORTICO_FIRMWARE_KEY?.trim() || '/etc/portico/keys/firmware-signing.pem'),
+    licenseUrl: serviceUrl(env, 'PORTICO_LICENSE_URL'),
+    licenseKeyFile: resolve(env.PORTICO_LICENSE_KEY?.trim() || '/etc/portico/keys/license-signing.pem'),
   };
 }

@@ -37,8 +37,7 @@ const AREAS_NOT_BUILT = ['Application', 'Cloud/vendor', 'Storage'];
  */
 const FUNCTIONS_NOT_BUILT: Record<'get' | 'post', readonly string[]> = {
   get: [
-    // Firmware upgrade, e-mail notice.
-    'sysconf/bgcheck', 'sysconf/bgcheckresult', 'sysconf/bgdownload', 'sysconf/bgfilecheck', 'sysconf/bgupgrade',
+    // E-mail notice.
     'sysconf/emailinfo',
     // VPN servers other than OpenVPN.
     'auth/pptp', 'auth/l2tp', 'auth/pppoe',

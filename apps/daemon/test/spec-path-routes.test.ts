@@ -93,9 +93,9 @@ describe('status paths', () => {
     expect(state.data.pending).toMatchObject({ pending: false });
   });
 
-  test('registration: read through POST; activation needs the licence service', async () => {
+  test('registration: read through POST; activation needs a licence server configured', async () => {
     expect(await write('/api/registration', { action: 'get' })).toEqual(await read('/api/registration'));
-    expect(await write('/api/registration', { action: 'update', code: 'ABCD' })).toEqual({ success: false, msg: MSG.notAvailableYet });
+    expect(await write('/api/registration', { action: 'update', code: 'ABCD-EFGH-1234' })).toMatchObject({ success: false, msg: 'msg.license.noServer' });
     expect(await write('/api/registration', { action: 'update' }, visitor)).toEqual({ success: false, msg: MSG.forbidden });
   });
 });

@@ -206,6 +206,8 @@ export const MENU_MAP: readonly MenuSectionDef[] = [
       page('clockconfiguration'),
       page('clientrsa'),
       page('caconfiguration'),
+      // The first-run wizard (spec §2 "other screens"): reached from the dashboard, not listed.
+      page('wizard', { hidden: true }),
     ],
   },
   {

@@ -3,6 +3,7 @@ import type { ChartRange, Dashboard, LoadSeries } from '@portico/schema';
 import { apiGet } from '../../api/api-client.js';
 import { usePolling } from './use-polling.js';
 import { DashboardView } from './dashboard-view.js';
+import { DeviceNotices } from './device-notices.js';
 import { DEFAULT_LOAD_RANGE, loadRefreshMs } from './load-chart-model.js';
 
 /** Spec §2: the dashboard refreshes every 5 seconds while it is shown. */
@@ -58,5 +59,5 @@ export default function DashboardPage() {
     setRange(next);
   }, []);
 
-  return <DashboardView data={data} failed={failed} range={range} series={series} onRange={chooseRange} />;
+  return <DashboardView data={data} failed={failed} range={range} series={series} onRange={chooseRange} notices={<DeviceNotices />} />;
 }

@@ -64,19 +64,22 @@ export interface DashboardViewProps {
   range: ChartRange;
   series: LoadSeries | null;
   onRange: (range: ChartRange) => void;
+  /** Said about the device before its figures (a locked licence, the setup wizard). */
+  notices?: ReactNode;
 }
 
 /**
  * What the dashboard draws for a set of figures. Everything from the device is rendered as
  * text by React, so a hostile host name or address shows as typed.
  */
-export function DashboardView({ data, failed, range, series, onRange }: DashboardViewProps) {
+export function DashboardView({ data, failed, range, series, onRange, notices }: DashboardViewProps) {
   const { t, i18n } = useTranslation();
 
   if (!data) {
     return (
       <Stack data-testid="dashboard">
         <MenuPageHeading />
+        {notices}
         {failed ? (
           <Alert color="yellow">{t('dashboard.unavailable')}</Alert>
         ) : (
@@ -96,6 +99,7 @@ export function DashboardView({ data, failed, range, series, onRange }: Dashboar
   return (
     <Stack data-testid="dashboard">
       <MenuPageHeading />
+      {notices}
       {failed && (
         <Alert color="yellow" variant="light">
           {t('dashboard.unavailable')}

@@ -3,7 +3,7 @@
  * upload show progress text with a counter). Pure parts here; the modal renders them.
  */
 
-export type ProgressKind = 'upload' | 'reboot' | 'reset';
+export type ProgressKind = 'upload' | 'reboot' | 'reset' | 'upgrade';
 
 export interface ProgressState {
   kind: ProgressKind;

@@ -5,7 +5,7 @@ import '@mantine/core/styles/SimpleGrid.css';
 import { useTranslation } from 'react-i18next';
 import { useCurrentRoute } from '../../routes/current-route.js';
 import { JournalSection } from './journal-section.js';
-import { MaintenanceUnavailableCard } from './maintenance-unavailable-card.js';
+import { FirmwareSection } from './firmware-section.js';
 import { BackupRestoreSection } from './backup-restore-section.js';
 import { DeviceRestartSection } from './device-restart-section.js';
 import { RestartProgressModal } from './restart-progress-modal.js';
@@ -26,8 +26,7 @@ const RELOAD_DELAY_MS = 1500;
 
 /**
  * System → Maintenance: configuration backup and restore, reboot and factory reset, and the
- * configuration history (list, changes, compare, revert). Firmware upgrade is listed as not
- * available in this build.
+ * configuration history (list, changes, compare, revert), and firmware upgrade.
  */
 export default function SystemMaintainPage() {
   const { t } = useTranslation();
@@ -56,7 +55,7 @@ export default function SystemMaintainPage() {
   }, [reloadStatus]);
 
   /** Counts until the device answers again, then reloads the console. */
-  const followRestart = useCallback((kind: 'reboot' | 'reset', data: unknown) => {
+  const followRestart = useCallback((kind: 'reboot' | 'reset' | 'upgrade', data: unknown) => {
     const info = parseRestartInfo(data);
     setProgress(startProgress(kind, Date.now(), info.expectedSeconds));
     stopWatch.current?.();
@@ -68,6 +67,8 @@ export default function SystemMaintainPage() {
       },
     });
   }, []);
+
+  const followUpgrade = useCallback((expectedSeconds: number) => followRestart('upgrade', { expectedSeconds }), [followRestart]);
 
   async function reboot() {
     setRestored(null);
@@ -96,7 +97,7 @@ export default function SystemMaintainPage() {
       <BackupRestoreSection status={status} canDownload={canAct} canRestore={canModify} onUploading={uploading} onRestored={onRestored} />
       <DeviceRestartSection canReboot={canAct} canReset={canModify} busy={progress !== null} onReboot={reboot} onReset={reset} />
       <JournalSection key={journalKey} canRevert={canModify} />
-      <MaintenanceUnavailableCard />
+      <FirmwareSection canAct={canAct} canModify={canModify} onRestart={followUpgrade} />
 
       <RestartProgressModal progress={progress} />
 

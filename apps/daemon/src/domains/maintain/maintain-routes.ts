@@ -28,6 +28,8 @@ import { deviceKeys, deviceSecret, PASSPHRASE_KDF, passphraseKeys, type ArchiveK
 import { validateSnapshot } from './maintain-restore.js';
 import { captureParts, emptyParts, validateParts, writeParts, type PartWrite } from './maintain-parts.js';
 import { createRebooter, RestartState } from './maintain-reboot.js';
+import { registerFirmwareRoutes, type FirmwareDeps } from './maintain-firmware-routes.js';
+import type { SlotDevice } from './maintain-firmware-slots.js';
 
 export const BACKUP_URL = '/api/sysconf/backup';
 export const REBOOT_URL = '/api/sysconf/reboot';
@@ -45,6 +47,7 @@ export interface MaintainDeps {
   run?: CommandRunner;
   schedule?: Scheduler;
   simRestartSeconds?: number;
+  firmware?: FirmwareDeps;
 }
 
 const passphraseField = z
@@ -105,16 +108,21 @@ export async function registerMaintainRoutes(app: FastifyInstance, ctx: AppConte
   const restart = new RestartState(ctx.now);
   /** The revision a restore or reset stored, waiting for the restart that applies it. */
   let awaitingRestart: { revision: number | null; reason: 'restore' | 'reset' } | null = null;
+  /** The firmware slots, registered below; a simulated restart boots them. */
+  let slots: SlotDevice | undefined;
   const rebooter = createRebooter({
     driver: settings.driver,
     state: restart,
     run: deps.run ?? runCommand,
     schedule: deps.schedule ?? realScheduler,
     simSeconds: deps.simRestartSeconds,
-    // What a start does: record the configuration, honour a pending confirmation, apply all.
+    // What a start does: boot a slot, record the configuration, honour a pending confirmation,
+    // apply all; coming up with it is a good boot.
     restartServices: async () => {
+      slots?.boot();
       await config.resume();
       awaitingRestart = null;
+      slots?.confirm();
     },
     report: (error, what) => app.log.error({ err: error }, what),
   });
@@ -291,6 +299,25 @@ export async function registerMaintainRoutes(app: FastifyInstance, ctx: AppConte
       },
     );
   });
+
+  const factoryReset = (actor: Actor) => {
+    const outcome = replaceForRestart(factorySnapshot(factoryPortsOf(settings)), emptyParts(ctx), actor, { key: 'factoryReset' });
+    if (!outcome.ok) throw new Error('the factory settings were refused');
+    awaitingRestart = { revision: outcome.revision, reason: 'reset' };
+  };
+  ({ slots } = await registerFirmwareRoutes(
+    app,
+    ctx,
+    {
+      resetForRestart: factoryReset,
+      restartSeconds: rebooter.expectedSeconds,
+      reboot: (why) => {
+        app.log.info(why);
+        rebooter.reboot();
+      },
+    },
+    deps.firmware,
+  ));
 
   app.get(
     REBOOT_URL,

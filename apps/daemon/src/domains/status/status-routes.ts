@@ -8,7 +8,6 @@ import {
   MSG,
   netifListSchema,
   onlineUserListSchema,
-  registrationSchema,
   systemInfoSchema,
 } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
@@ -63,16 +62,6 @@ export function registerStatusRoutes(root: FastifyInstance, ctx: AppContext): vo
   );
 
   app.get(
-    '/api/registration',
-    {
-      // The licence state decides the warning every page shows.
-      config: { policy: { module: ['dashboard', 'license'], effect: 'read' } },
-      schema: { response: { 200: envelope(registrationSchema) } },
-    },
-    async () => success(live.registration()),
-  );
-
-  app.get(
     '/api/sysconf/system',
     {
       config: { policy: { module: ['systemmaintain', 'dashboard'], effect: 'read' } },
@@ -93,16 +82,6 @@ export function registerStatusRoutes(root: FastifyInstance, ctx: AppContext): vo
       request.body?.action === 'get'
         ? success({ revision: ctx.config.journal.latestId() ?? null, pending: ctx.config.status() })
         : failure(MSG.invalid, { action: 'validation.option' }),
-  );
-
-  // Licence activation needs the vendor's licence service, which this device does not have.
-  app.post(
-    '/api/registration',
-    {
-      config: { policy: { module: 'license', effect: 'write', actionEffects: { get: 'read' } } },
-      schema: { body: actionBody },
-    },
-    async (request) => (request.body?.action === 'get' ? success(live.registration()) : failure(MSG.notAvailableYet)),
   );
 
   registerNetworkStatusRoutes(root, ctx);

@@ -75,6 +75,8 @@ import firewallShareBlock from './firewallShareBlock.json';
 import firewallSessionLimit from './firewallSessionLimit.json';
 import firewallConnLimit from './firewallConnLimit.json';
 import firewallDmz from './firewallDmz.json';
+import license from './license.json';
+import wizard from './wizard.json';
 import systemTime from './systemTime.json';
 import remoteAccess from './remoteAccess.json';
 import netParam from './netParam.json';
@@ -84,4 +86,4 @@ import systemHost from './systemHost.json';
 import health from './health.json';
 import securityEvents from './securityEvents.json';
 /** One import per namespace file; a new namespace adds one line here in each language. */
-export default bundle({ common, validation, menu, msg, login, dashboard, adminUser, entity, portal, networkInterface, dhcpServer, dhcpStatic, staticRoute, arpBind, arpAuth, vlan, multiWan, portAttribute, iptv, vpnClient, maintain, hotspot, hotspotZone, hotspotPortal, hotspotTerms, hotspotPlan, hotspotAccounting, hotspotUser, hotspotUserBatch, hotspotWhitelist, hotspotBlacklist, hotspotReminder, hotspotLocalNotice, hotspotUpload, qosBase, qosIpRule, qosMacRule, qosPortRule, qosDomainRule, qosLoadBalance, qosIsp, qos, firewallPortMapping, firewallNat, firewallHostMapping, firewallAcl, firewallLanForward, firewallShareBlock, firewallSessionLimit, firewallConnLimit, firewallDmz, netStatus, hotspotStatus, hotspotReminderList, apGroup, wirelessSsid, apMacFilter, cpeProfile, wireless, hotspotSms, ucentral, hotspotLdap, smsLog, openvpnServer, hotspotWifidog, hotspotCmcc, hotspotRusystem, hotspotCloudportal, hotspotWeixin, hotspotSocial, hotspotRadius, behaviourAudit, speedTest, systemTime, remoteAccess, netParam, remoteSyslog, system, systemHost, ipsecPeer, health, securityEvents, logs });
+export default bundle({ common, validation, menu, msg, login, dashboard, adminUser, entity, portal, networkInterface, dhcpServer, dhcpStatic, staticRoute, arpBind, arpAuth, vlan, multiWan, portAttribute, iptv, vpnClient, maintain, hotspot, hotspotZone, hotspotPortal, hotspotTerms, hotspotPlan, hotspotAccounting, hotspotUser, hotspotUserBatch, hotspotWhitelist, hotspotBlacklist, hotspotReminder, hotspotLocalNotice, hotspotUpload, qosBase, qosIpRule, qosMacRule, qosPortRule, qosDomainRule, qosLoadBalance, qosIsp, qos, firewallPortMapping, firewallNat, firewallHostMapping, firewallAcl, firewallLanForward, firewallShareBlock, firewallSessionLimit, firewallConnLimit, firewallDmz, netStatus, hotspotStatus, hotspotReminderList, apGroup, wirelessSsid, apMacFilter, cpeProfile, wireless, hotspotSms, ucentral, hotspotLdap, smsLog, openvpnServer, hotspotWifidog, hotspotCmcc, hotspotRusystem, hotspotCloudportal, hotspotWeixin, hotspotSocial, hotspotRadius, behaviourAudit, speedTest, systemTime, remoteAccess, netParam, remoteSyslog, system, systemHost, ipsecPeer, health, securityEvents, logs, license, wizard });
