@@ -81,6 +81,9 @@ describe('Security pages', () => {
       await expect.poll(() => items.locator('tr', { hasText: 'DNS' }).first().textContent()).toContain('No upstream DNS server');
       expect(await items.locator('[data-result="ok"]').count()).toBeGreaterThan(0);
       await expect.poll(() => page.getByTestId('check-full').textContent()).toBe('Check again');
+      // The check's speed test is the WAN speed test page.
+      await page.getByTestId('check-speedtest').click();
+      await page.waitForURL('**/security/speedtest');
     } finally {
       await context.close();
     }

@@ -41,6 +41,9 @@ describe('setup wizard', () => {
 
     await page.getByTestId('wizard-lan').getByTestId('wizard-skip').click();
     await page.getByTestId('wizard-wifi-later').click();
+    // The time step is the Time page's own form: a zone of the device's database, saved.
+    await page.getByTestId('wizard-time').getByTestId('field-timezone').fill('Europe/Berlin');
+    await page.getByTestId('wizard-time').getByTestId('entity-save').click();
     await page.getByTestId('modpwd-old').fill(PASSWORD);
     await page.getByTestId('modpwd-new').fill(NEW_PASSWORD);
     await page.getByTestId('modpwd-confirm').fill(NEW_PASSWORD);
@@ -49,6 +52,7 @@ describe('setup wizard', () => {
 
     const fresh = new ApiSession(daemon.url);
     expect((await fresh.login('admin', NEW_PASSWORD)).success).toBe(true);
+    expect(((await fresh.get('sysconf/time')).data as { timezone: string }).timezone).toBe('Europe/Berlin');
     await context.close();
   });
 });

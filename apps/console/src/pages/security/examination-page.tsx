@@ -1,5 +1,6 @@
 import { Badge, Button, Group, Progress, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
 import type { CheckItem, CheckMode, CheckResult, HealthCheck } from '@portico/schema';
 import { apiPost } from '../../api/api-client.js';
 import { instantText, useStatusQuery } from '../network-status/net-status-query.js';
@@ -17,11 +18,12 @@ function valueText(item: CheckItem, t: (key: string, options?: Record<string, un
   return String(item.value);
 }
 
-/** Security → examination: the routing health check (spec §2, §4): full, quick, stop, again. */
+/** Security → examination: the routing health check (spec §2, §4): full, quick, stop, again, speed test. */
 export default function ExaminationPage() {
   const { t, i18n } = useTranslation();
   const menuTitle = useMenuTitle();
   const { data, failed, refresh } = useStatusQuery<HealthCheck>('sysconf/check', {}, REFRESH_MS);
+  const navigate = useNavigate();
 
   async function command(body: { action: 'start'; mode: CheckMode } | { action: 'stop' }) {
     await apiPost<HealthCheck>('sysconf/check', body).catch(() => null);
@@ -38,6 +40,10 @@ export default function ExaminationPage() {
       </Button>
       <Button data-testid="check-stop" variant="default" disabled={!data?.running} onClick={() => void command({ action: 'stop' })}>
         {t('health.check.stop')}
+      </Button>
+      {/* The routing health check's speed test (spec §2) is the WAN speed test page. */}
+      <Button data-testid="check-speedtest" variant="subtle" onClick={() => void navigate('/security/speedtest')}>
+        {t('health.check.speedTest')}
       </Button>
     </>
   );

@@ -2,7 +2,7 @@
  * The first-run wizard's model: it edits the existing network interface rows (GET/POST
  * /api/network) and changes the admin password (POST /api/changepwd); it has no data of its own.
  */
-export const WIZARD_STEPS = ['wan', 'lan', 'wifi', 'password'] as const;
+export const WIZARD_STEPS = ['wan', 'lan', 'wifi', 'time', 'password'] as const;
 export type WizardStep = (typeof WIZARD_STEPS)[number];
 
 export const WAN_PROTOS = ['dhcp', 'static', 'pppoe'] as const;

@@ -3,7 +3,9 @@ import { Alert, Anchor, Button, Card, Group, Loader, PasswordInput, Select, Stac
 import '@mantine/core/styles/Stepper.css';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import { systemTime, type AnyEntity } from '@portico/schema';
 import { apiGet, apiPost } from '../../api/api-client.js';
+import { EntityForm } from '../entity/entity-form.js';
 import { translateFieldError } from '../../i18n/console-i18n.js';
 import { MenuPageHeading } from '../../shell/page-heading.js';
 import { showSuccessNotice } from '../../shell/notice.js';
@@ -17,7 +19,7 @@ type Errors = Record<string, string>;
 
 /**
  * The first-run wizard: the Internet connection (the first WAN), the LAN address, Wi-Fi (set
- * up later, in the wireless pages), the admin password. Each step saves through the routes the
+ * up later, in the wireless pages), the time zone and NTP, the admin password. Each step saves through the routes the
  * Network and password pages use, so the journal, the checks and the confirmation of a change
  * that can cut access are theirs.
  */
@@ -179,6 +181,15 @@ export default function WizardPage() {
                   {t('wizard.later')}
                 </Button>
               </Group>
+            </Stack>
+          </Card>
+        </Stepper.Step>
+        <Stepper.Step label={t('wizard.step.time')} data-testid="wizard-step-time">
+          <Card withBorder padding="md" data-testid="wizard-time">
+            <Stack gap="sm">
+              <Text size="sm">{t('wizard.timeText')}</Text>
+              {/* The Time page's own form: its checks (a zone of the device's tz database) and journal. */}
+              <EntityForm entity={systemTime as unknown as AnyEntity} mode="edit" id={null} onSaved={next} onCancel={next} />
             </Stack>
           </Card>
         </Stepper.Step>
