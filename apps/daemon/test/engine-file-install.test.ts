@@ -74,10 +74,13 @@ describe('installFiles', () => {
 
 describe('runCommand', () => {
   test('runs an argument array without a shell: metacharacters stay literal', async () => {
-    const result = await runCommand(['printf', '%s', '$(id); `id` | cat > /tmp/x']);
+    // A file of this test's own: were a shell to run the text, the redirection would make it.
+    const target = join(mkdtempSync(join(tmpdir(), 'portico-no-shell-')), 'made');
+    const text = `$(id); \`id\` | cat > ${target}`;
+    const result = await runCommand(['printf', '%s', text]);
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toBe('$(id); `id` | cat > /tmp/x');
-    expect(existsSync('/tmp/x')).toBe(false);
+    expect(result.stdout).toBe(text);
+    expect(existsSync(target)).toBe(false);
   });
 
   test('refuses NUL in arguments', async () => {
