@@ -7,6 +7,7 @@ export * from './menu/menu-types.js';
 export * from './common/index.js';
 export * from './system/admin-user.js';
 export * from './system/system-settings.js';
+export * from './system/firmware-status.js';
 export * from './wifi/index.js';
 export * from './menu/menu-map.js';
 export * from './menu/menu-build.js';

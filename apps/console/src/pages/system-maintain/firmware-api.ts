@@ -1,4 +1,4 @@
-import type { ApiReply } from '@portico/schema';
+import { FIRMWARE_OPERATIONS, type ApiReply, type FirmwareOperation, type FirmwareStatus } from '@portico/schema';
 import { apiPost, apiUpload, apiUrl } from '../../api/api-client.js';
 import { redirectToLogin } from '../../routes/navigation.js';
 
@@ -15,27 +15,7 @@ export const FIRMWARE_PATHS = {
   upgrade: 'sysconf/bgupgrade',
 } as const;
 
-export type FirmwareOperation = 'check' | 'download' | 'upload' | 'filecheck' | 'upgrade';
-
-export interface FirmwareStatus {
-  operation: FirmwareOperation | null;
-  running: boolean;
-  elapsedSeconds: number;
-  done: number;
-  total: number | null;
-  current: string;
-  serverConfigured: boolean;
-  latest: { version: string; size: number; newer: boolean } | null;
-  file: { version: string | null; size: number; verified: boolean } | null;
-  error: { msg: string; reason: string | null } | null;
-  upgraded: { version: string; keepConfig: boolean } | null;
-  slots: { running: string; trial: { slot: string; triesLeft: number } | null; unavailable: boolean };
-  maxBytes: number;
-  /** Seconds the device's restart takes. */
-  restartSeconds: number;
-}
-
-const OPERATIONS: readonly FirmwareOperation[] = ['check', 'download', 'upload', 'filecheck', 'upgrade'];
+export type { FirmwareOperation, FirmwareStatus };
 
 function num(value: unknown, fallback = 0): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
@@ -56,10 +36,11 @@ export function parseFirmwareStatus(value: unknown): FirmwareStatus {
   const upgraded = obj(v.upgraded);
   const slots = obj(v.slots) ?? {};
   const trial = obj(slots.trial);
-  const operation = OPERATIONS.find((op) => op === v.operation) ?? null;
+  const operation = FIRMWARE_OPERATIONS.find((op) => op === v.operation) ?? null;
   return {
     operation,
     running: v.running === true,
+    startedAt: typeof v.startedAt === 'number' ? v.startedAt : null,
     elapsedSeconds: num(v.elapsedSeconds),
     done: num(v.done),
     total: typeof v.total === 'number' ? v.total : null,
@@ -71,6 +52,7 @@ export function parseFirmwareStatus(value: unknown): FirmwareStatus {
     upgraded: upgraded && str(upgraded.version) ? { version: str(upgraded.version)!, keepConfig: upgraded.keepConfig !== false } : null,
     slots: {
       running: str(slots.running) ?? 'a',
+      versions: Object.fromEntries(Object.entries(obj(slots.versions) ?? {}).map(([slot, version]) => [slot, str(version)])),
       trial: trial && str(trial.slot) ? { slot: str(trial.slot)!, triesLeft: num(trial.triesLeft) } : null,
       unavailable: slots.unavailable === true,
     },

@@ -2,6 +2,7 @@ import { createWriteStream, mkdirSync, renameSync, rmSync, statSync } from 'node
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { FirmwareOperation, FirmwareStatus } from '@portico/schema';
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import {
@@ -37,7 +38,6 @@ export const FIRMWARE_MSG = {
   upgradeFailed: 'msg.firmwareFlow.upgradeFailed',
 } as const;
 
-export type FirmwareOperation = 'check' | 'download' | 'upload' | 'filecheck' | 'upgrade';
 
 /** The update server's answer: hostile input, read within bounds. */
 export const updateManifest = z
@@ -56,33 +56,6 @@ const MANIFEST_LIMIT = 64 * 1024;
 export const FIRMWARE_MAX_BYTES = 2 * 1024 * 1024 * 1024;
 /** A download with no byte for this long has stalled. */
 const DOWNLOAD_IDLE_MS = 60_000;
-
-export interface FirmwareStatus {
-  /** The operation under way or last run. */
-  operation: FirmwareOperation | null;
-  running: boolean;
-  /** Epoch milliseconds the operation started at, and whole seconds since, by the device's clock. */
-  startedAt: number | null;
-  elapsedSeconds: number;
-  /** Bytes downloaded, received, checked or written so far, of `total`. */
-  done: number;
-  total: number | null;
-  /** The version the device runs. */
-  current: string;
-  serverConfigured: boolean;
-  /** The last check: the version offered and whether it is newer than the one running. */
-  latest: { version: string; size: number; newer: boolean } | null;
-  /** The image kept on the device for an upgrade. */
-  file: { version: string | null; size: number; verified: boolean } | null;
-  /** How the last operation failed: a message key, and for a refused file why. */
-  error: { msg: string; reason: string | null } | null;
-  /** The upgrade was installed; the device restarts into it. */
-  upgraded: { version: string; keepConfig: boolean } | null;
-  slots: { running: string; versions: Record<string, string | null>; trial: { slot: string; triesLeft: number } | null; unavailable: boolean };
-  maxBytes: number;
-  /** Seconds the restart into the new firmware takes. */
-  restartSeconds: number;
-}
 
 export interface FirmwareJobOptions {
   dir: string;

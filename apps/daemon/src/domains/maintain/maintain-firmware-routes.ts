@@ -4,7 +4,7 @@ import type { KeyObject } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyMultipart from '@fastify/multipart';
 import { z } from 'zod';
-import { fieldErrors, MSG } from '@portico/schema';
+import { fieldErrors, MSG, type FirmwareStatus } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
 import { envelope, failure, success } from '../../plugins/api-envelope.js';
 import type { RoutePolicy } from '../../plugins/route-policy.js';
@@ -12,7 +12,7 @@ import { actorOf } from '../../config/config-write.js';
 import type { Actor } from '../../config/config-types.js';
 import { DAEMON_VERSION } from '../../drivers/live-source.js';
 import { firmwarePublicKey } from './maintain-firmware-image.js';
-import { FIRMWARE_MAX_BYTES, FIRMWARE_MSG, FirmwareFlowError, FirmwareJob, type FirmwareStatus } from './maintain-firmware-job.js';
+import { FIRMWARE_MAX_BYTES, FIRMWARE_MSG, FirmwareFlowError, FirmwareJob } from './maintain-firmware-job.js';
 import { fileSlotDevice, linuxSlotDevice, type SlotDevice } from './maintain-firmware-slots.js';
 
 export const FIRMWARE_PATHS = {
