@@ -6,7 +6,7 @@ import { hotspotCloudportal, hotspotZone } from '@portico/schema';
 import { hotspotConfigOf } from '../src/domains/hotspot/hotspot-config.js';
 import { SimDataplane } from '../src/domains/hotspot/hotspot-dataplane.js';
 import { adminClient, get, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
-import { fromClient, portalErrorOf } from './hotspot-fixture.js';
+import { backAtGateway, captiveLocation, followRedirect, fromClient, portalErrorOf } from './hotspot-fixture.js';
 
 /**
  * Cloud portal: a zone of auth model cloudportal sends captive clients to a stand-in cloud on
@@ -86,25 +86,9 @@ const save = async (body: Record<string, unknown>) => json(await post(h.app, adm
 const engine = () => h.app.hotspot.engine;
 const portal = () => h.app.hotspot.portal;
 
-/** The captive redirect of a client. */
-async function captive(ip = CLIENT): Promise<string> {
-  const reply = await portal().inject({ method: 'GET', url: '/page?q=1', remoteAddress: ip, headers: { host: 'example.com' } });
-  expect(reply.statusCode).toBe(302);
-  return reply.headers.location as string;
-}
-
-/** The browser at the cloud: where the cloud sends it back. */
-async function atCloud(location: string): Promise<string> {
-  const res = await fetch(location, { redirect: 'manual' });
-  expect(res.status, await res.clone().text()).toBe(302);
-  return res.headers.get('location')!;
-}
-
-/** The browser back at the gateway with the cloud's answer. */
-async function back(location: string, ip = CLIENT) {
-  const url = new URL(location);
-  return portal().inject({ method: 'GET', url: `${url.pathname}${url.search}`, ...fromClient(ip) });
-}
+const captive = (ip = CLIENT) => captiveLocation(portal(), ip, '/page?q=1');
+const atCloud = followRedirect;
+const back = (location: string, ip = CLIENT) => backAtGateway(portal(), location, ip);
 
 describe('settings', () => {
   test('refusals, and the key is never read back', async () => {

@@ -46,3 +46,23 @@ export function portalErrorOf(reply: { statusCode: number; headers: Record<strin
   if (reply.statusCode !== 302 || typeof location !== 'string' || !location.startsWith('/auth/portal?')) return null;
   return new URL(location, 'http://portal.invalid').searchParams.get('error');
 }
+
+/** Where the portal listener sends a captive client's web request (`path` on another site). */
+export async function captiveLocation(portal: FastifyInstance, ip: string, path = '/page'): Promise<string> {
+  const reply = await portal.inject({ method: 'GET', url: path, remoteAddress: ip, headers: { host: 'example.com' } });
+  expect(reply.statusCode).toBe(302);
+  return reply.headers.location as string;
+}
+
+/** The browser at an outside portal or provider (a stand-in on loopback): where it is sent back. */
+export async function followRedirect(location: string): Promise<string> {
+  const res = await fetch(location, { redirect: 'manual' });
+  expect(res.status, await res.clone().text()).toBe(302);
+  return res.headers.get('location')!;
+}
+
+/** The browser back at the gateway's portal listener with the outside answer. */
+export function backAtGateway(portal: FastifyInstance, location: string, ip: string) {
+  const url = new URL(location);
+  return portal.inject({ method: 'GET', url: `${url.pathname}${url.search}`, ...fromClient(ip) });
+}

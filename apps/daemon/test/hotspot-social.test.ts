@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hotspotSocial } from '@portico/schema';
 import { SimDataplane } from '../src/domains/hotspot/hotspot-dataplane.js';
 import { adminClient, get, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
-import { fromClient, portalErrorOf } from './hotspot-fixture.js';
+import { backAtGateway, captiveLocation, followRedirect, fromClient, portalErrorOf } from './hotspot-fixture.js';
 
 /**
  * Social login: a zone of auth model social sends captive clients to an OpenID provider on
@@ -133,23 +133,9 @@ const save = async (b: Record<string, unknown>) => json(await post(h.app, admin,
 const engine = () => h.app.hotspot.engine;
 const portal = () => h.app.hotspot.portal;
 
-async function captive(ip = CLIENT): Promise<string> {
-  const reply = await portal().inject({ method: 'GET', url: '/page', remoteAddress: ip, headers: { host: 'example.com' } });
-  expect(reply.statusCode).toBe(302);
-  return reply.headers.location as string;
-}
-
-/** The browser at the provider: where it is sent back. */
-async function atProvider(location: string): Promise<string> {
-  const res = await fetch(location, { redirect: 'manual' });
-  expect(res.status, await res.clone().text()).toBe(302);
-  return res.headers.get('location')!;
-}
-
-async function back(location: string, ip = CLIENT) {
-  const url = new URL(location);
-  return portal().inject({ method: 'GET', url: `${url.pathname}${url.search}`, ...fromClient(ip) });
-}
+const captive = (ip = CLIENT) => captiveLocation(portal(), ip);
+const atProvider = followRedirect;
+const back = (location: string, ip = CLIENT) => backAtGateway(portal(), location, ip);
 
 describe('settings', () => {
   test('refusals, the secret never read back', async () => {

@@ -6,7 +6,7 @@ import { hotspotWeixin, hotspotZone } from '@portico/schema';
 import { hotspotConfigOf } from '../src/domains/hotspot/hotspot-config.js';
 import { SimDataplane } from '../src/domains/hotspot/hotspot-dataplane.js';
 import { adminClient, get, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
-import { fromClient, portalErrorOf } from './hotspot-fixture.js';
+import { captiveLocation, fromClient, portalErrorOf } from './hotspot-fixture.js';
 
 /**
  * WeChat Wi-Fi: a zone of auth model weixin sends captive clients to WeChat's page with the
@@ -74,11 +74,7 @@ const save = async (body: Record<string, unknown>) => json(await post(h.app, adm
 const engine = () => h.app.hotspot.engine;
 const portal = () => h.app.hotspot.portal;
 
-async function captive(ip = CLIENT): Promise<string> {
-  const reply = await portal().inject({ method: 'GET', url: '/page', remoteAddress: ip, headers: { host: 'example.com' } });
-  expect(reply.statusCode).toBe(302);
-  return reply.headers.location as string;
-}
+const captive = (ip = CLIENT) => captiveLocation(portal(), ip);
 
 /** The signed address handed to the stand-in (same path and query, loopback origin): WeChat's call to authUrl. */
 async function throughWechat(location: string): Promise<string> {

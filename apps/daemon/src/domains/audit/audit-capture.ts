@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { spawnService, stopChild } from '../network/network-public.js';
+import { SupervisedProcess } from '../network/network-public.js';
 import { ipv4TcpPayload, nflogPayload, PcapStreamReader, urlOfPayload } from './audit-packet.js';
 import type { AuditRecorder } from './audit-recorder.js';
 import type { FlowRecord } from './audit-store.js';
@@ -11,7 +11,7 @@ import type { FlowRecord } from './audit-store.js';
  *   HTTP Host and path or the TLS server name are read out of each (audit-packet.ts);
  * - IP flows: `conntrack -E -e NEW` prints each new connection; a connection whose reply goes
  *   to another address than its source was NATed on its way out, i.e. a LAN client's flow to a WAN.
- * Each reader is restarted after 1 s, 2 s, 4 s … at most a minute when it exits.
+ * Each reader is a SupervisedProcess: restarted after 1 s, 2 s, 4 s … at most a minute when it exits.
  */
 
 export const AUDIT_NFLOG_GROUP = 4070;
@@ -25,13 +25,6 @@ const MAX_LINE = 4096;
 export interface CaptureOptions {
   urls: boolean;
   flows: boolean;
-}
-
-interface Reader {
-  child: ChildProcess | null;
-  stopped: boolean;
-  failures: number;
-  timer: NodeJS.Timeout | null;
 }
 
 /** A conntrack event line → a LAN client's outbound flow, or null. */
@@ -52,7 +45,7 @@ export function parseConntrackEvent(line: string, ts: number): FlowRecord | null
 }
 
 export class AuditCapture {
-  private readonly readers: Reader[] = [];
+  private readonly readers: SupervisedProcess[] = [];
   private readonly seen = new Map<string, number>();
 
   constructor(
@@ -69,35 +62,14 @@ export class AuditCapture {
   }
 
   async stop(): Promise<void> {
-    const running = this.readers.splice(0);
-    for (const reader of running) {
-      reader.stopped = true;
-      if (reader.timer) clearTimeout(reader.timer);
-    }
-    await Promise.all(running.map((reader) => (reader.child ? stopChild(reader.child) : undefined)));
+    await Promise.all(this.readers.splice(0).map((reader) => reader.stop()));
     this.recorder.flush();
   }
 
   private supervise(argv: readonly string[], attach: (child: ChildProcess) => void): void {
-    const reader: Reader = { child: null, stopped: false, failures: 0, timer: null };
+    const reader = new SupervisedProcess({ name: argv[0]!, argv, spawnPrefix: this.spawnPrefix, stdout: true, started: attach, report: this.report });
     this.readers.push(reader);
-    const launch = () => {
-      if (reader.stopped) return;
-      const started = Date.now();
-      const child = spawnService(argv, this.spawnPrefix, { stdio: ['ignore', 'pipe', 'ignore'] });
-      reader.child = child;
-      child.on('error', (error) => this.report(error));
-      attach(child);
-      child.once('exit', (code) => {
-        reader.child = null;
-        if (reader.stopped) return;
-        if (Date.now() - started > 60_000) reader.failures = 0;
-        this.report(new Error(`${argv[0]} exited (${code}); restarting`));
-        reader.timer = setTimeout(launch, Math.min(1000 * 2 ** Math.min(reader.failures++, 6), 60_000));
-        reader.timer.unref();
-      });
-    };
-    launch();
+    reader.start();
   }
 
   private readPcap(child: ChildProcess): void {

@@ -84,6 +84,8 @@ export interface SupervisedSpec {
   fd3?: () => string;
   /** Runs after each start (a service's own readiness and requests). */
   started?: (child: ChildProcess) => void;
+  /** Its standard output piped for `started` to read (a reader of events); ignored otherwise. */
+  stdout?: boolean;
   report?: (error: unknown) => void;
   scheduler?: Scheduler;
   backoff?: RestartBackoff;
@@ -148,7 +150,8 @@ export class SupervisedProcess {
       this.scheduleRestart(this.scheduler.now(), 'could not start');
       return;
     }
-    const stdio: StdioOptions = input === undefined ? ['ignore', 'ignore', 'pipe'] : ['ignore', 'ignore', 'pipe', 'pipe'];
+    const out = this.spec.stdout ? 'pipe' : 'ignore';
+    const stdio: StdioOptions = input === undefined ? ['ignore', out, 'pipe'] : ['ignore', out, 'pipe', 'pipe'];
     const child = spawnService(this.spec.argv, this.spec.spawnPrefix, { stdio });
     const startedAt = this.scheduler.now();
     this.child = child;

@@ -10,4 +10,4 @@ export * from './network-openwrt-mwan3.js';
 export * from './network-plan.js';
 export * from './network-ruleset-parts.js';
 export * from './network-syntax.js';
-export { spawnService, stopChild } from './network-child-process.js';
+export { RESTART_BACKOFF, restartDelay, SupervisedProcess, spawnService, stopChild } from './network-child-process.js';

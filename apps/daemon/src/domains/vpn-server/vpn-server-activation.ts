@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { ActivationError, type RenderedFile } from '../../engine/engine-types.js';
 import type { DriverEnv, TargetActivation } from '../../config/domain-module.js';
-import { spawnService, stopChild } from '../network/network-public.js';
+import { RESTART_BACKOFF, restartDelay, spawnService, stopChild } from '../network/network-public.js';
 import { OPENVPN_FILES } from './vpn-server-openvpn.js';
 
 /** How long a starting server has to finish its initialisation (or say why it cannot). */
@@ -36,7 +36,7 @@ export function openvpnSupervisor(env: DriverEnv, binary = 'openvpn') {
   function scheduleRestart(): void {
     if (desiredConf === null || restartTimer) return;
     const conf = desiredConf;
-    const delay = Math.min(1000 * 2 ** Math.min(failures, 6), 60_000);
+    const delay = restartDelay(failures, RESTART_BACKOFF);
     failures += 1;
     restartTimer = setTimeout(() => {
       restartTimer = null;

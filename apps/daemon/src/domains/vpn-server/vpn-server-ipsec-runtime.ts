@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { IPSEC_LOG_LINES_MAX } from '@portico/schema';
 import { ActivationError, type RenderedFile } from '../../engine/engine-types.js';
 import type { DriverEnv, TargetActivation } from '../../config/domain-module.js';
-import { spawnService, stopChild } from '../network/network-public.js';
+import { RESTART_BACKOFF, restartDelay, spawnService, stopChild } from '../network/network-public.js';
 import { IPSEC_FILES } from './vpn-server-ipsec.js';
 
 /** What charon logs (before its vici socket opens) when it has no IPv4 IKE socket. */
@@ -165,7 +165,7 @@ export function ipsecSupervisor(env: DriverEnv, socket: string, options: { charo
 
   function scheduleRestart(): void {
     if (!wanted || restartTimer) return;
-    const delay = Math.min(1000 * 2 ** Math.min(failures, 6), 60_000);
+    const delay = restartDelay(failures, RESTART_BACKOFF);
     failures += 1;
     restartTimer = setTimeout(() => {
       restartTimer = null;
