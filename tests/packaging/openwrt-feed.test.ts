@@ -11,7 +11,7 @@ import { factorySnapshot } from '../../apps/daemon/src/config/factory-defaults.j
 import { systemRegistry } from '../../apps/daemon/src/domain-list.js';
 import type { CommandRunner } from '../../apps/daemon/src/engine/command-runner.js';
 import type { RenderedFile } from '../../apps/daemon/src/engine/engine-types.js';
-import { activationHandlers } from '../../apps/daemon/src/config/domain-module.js';
+import { activationHandlers, reloadList } from '../../apps/daemon/src/config/domain-module.js';
 import { checkUci } from '../../apps/daemon/src/engine/uci-check.js';
 import { parseUci } from '../../apps/daemon/src/engine/uci-format.js';
 import { FW4_INCLUDES, fw4Ruleset } from './openwrt/fw4-ruleset.js';
@@ -388,7 +388,7 @@ describe('what the openwrt driver renders, as the packaged system takes it', () 
   };
   const activations = registry.activations('openwrt', { root: work, run });
   const handlerFor = activationHandlers(activations);
-  const reloadFor = (target: string) => activations.map((a) => a.reloadFor?.(target)).find(Boolean);
+  const reloadsFor = (target: string) => activations.map((a) => reloadList(a.reloadFor?.(target))).find((list) => list.length > 0) ?? [];
 
   it('renders every part of the configuration: UCI packages, fw4 includes, swanctl, sysctl and tc files', () => {
     const targets = [...byTarget.keys()];
@@ -426,7 +426,7 @@ describe('what the openwrt driver renders, as the packaged system takes it', () 
   }
 
   it('every file is made live on the device: by a module’s handler or by the service that reads it', () => {
-    for (const file of rendered) expect(Boolean(handlerFor(file) ?? reloadFor(file.target)), `nothing makes ${file.target} live`).toBe(true);
+    for (const file of rendered) expect(Boolean(handlerFor(file)) || reloadsFor(file.target).length > 0, `nothing makes ${file.target} live`).toBe(true);
   });
 
   it('every service reloaded, command run and netifd protocol written comes from a package of the feed; optional reloads from optional packages', async () => {
@@ -440,9 +440,10 @@ describe('what the openwrt driver renders, as the packaged system takes it', () 
         needed.push(...commands.map((argv) => ({ what: `command:${argv[0]}`, optional: false })));
         continue;
       }
-      const reload = reloadFor(file.target)!;
-      const kind = reload.argv[0]!.startsWith('/etc/init.d/') ? 'service' : 'command';
-      needed.push({ what: `${kind}:${reload.argv[0]}`, optional: Boolean(reload.optional) });
+      for (const reload of reloadsFor(file.target)) {
+        const kind = reload.argv[0]!.startsWith('/etc/init.d/') ? 'service' : 'command';
+        needed.push({ what: `${kind}:${reload.argv[0]}`, optional: Boolean(reload.optional) });
+      }
     }
     // The checkers the engine runs on the device before installing a file.
     for (const file of rendered) {

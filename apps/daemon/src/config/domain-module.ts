@@ -68,8 +68,11 @@ export interface ServiceReload {
 export interface TargetActivation {
   /** By format name or by target path (path wins): makes a changed, installed file live. */
   activate?: Readonly<Record<string, (file: RenderedFile, path: string) => Promise<void>>>;
-  /** OpenWrt: the service that reads an installed file; each is reloaded once per apply. */
-  reloadFor?(target: string): ServiceReload | undefined;
+  /**
+   * OpenWrt: the service that reads an installed file, or the services in order when several
+   * read it (/etc/config/system: `system` and `sysntpd`); each is reloaded once per apply.
+   */
+  reloadFor?(target: string): ServiceReload | readonly ServiceReload[] | undefined;
   /** After each apply that made files live, with those files in order. */
   afterPass?(live: readonly RenderedFile[]): Promise<void>;
   /** network/reconnect: resolves undefined when this module does not run that WAN. */
@@ -115,6 +118,12 @@ export interface DomainModule<Deps = never> {
  */
 export function defineDomain<const Name extends string, Deps = never>(module: DomainModule<Deps> & { name: Name }): DomainModule<Deps> & { name: Name } {
   return module;
+}
+
+/** The services a module's `reloadFor` names for a file, as a list (none, one or several). */
+export function reloadList(reload: ServiceReload | readonly ServiceReload[] | undefined): readonly ServiceReload[] {
+  if (reload === undefined) return [];
+  return 'argv' in reload ? [reload] : reload;
 }
 
 /** A file's activation handler among the modules': by target first, then by format. */
