@@ -26,8 +26,18 @@ export function createOpenwrtApplier(options: { root: string; run: CommandRunner
   const handlerFor = activationHandlers(activations);
   return {
     async apply(domains, snapshot, applyOptions) {
-      const { files, changed } = await renderAndInstall(options, domains, snapshot);
+      const { files, changed, removed } = await renderAndInstall(options, domains, snapshot);
       const reloaded = new Set<string>();
+      const reload = async (target: string) => {
+        for (const service of reloadsFor(target)) {
+          // Several changed files of one service (fw4's includes) reload it once.
+          if (reloaded.has(service.argv.join(' '))) continue;
+          if (service.optional && !existsSync(join(options.root, service.argv[0]!))) continue;
+          reloaded.add(service.argv.join(' '));
+          const result = await options.run(service.argv);
+          if (result.exitCode !== 0) throw new ReloadError(`${service.argv.join(' ')} failed: ${(result.stderr || result.stdout).slice(0, 500)}`);
+        }
+      };
       const live = applyOptions?.full ? files : changed;
       for (const file of live) {
         const handler = handlerFor(file);
@@ -38,15 +48,10 @@ export function createOpenwrtApplier(options: { root: string; run: CommandRunner
           });
           continue;
         }
-        for (const reload of reloadsFor(file.target)) {
-          // Several changed files of one service (fw4's includes) reload it once.
-          if (reloaded.has(reload.argv.join(' '))) continue;
-          if (reload.optional && !existsSync(join(options.root, reload.argv[0]!))) continue;
-          reloaded.add(reload.argv.join(' '));
-          const result = await options.run(reload.argv);
-          if (result.exitCode !== 0) throw new ReloadError(`${reload.argv.join(' ')} failed: ${(result.stderr || result.stdout).slice(0, 500)}`);
-        }
+        await reload(file.target);
       }
+      // A removed file (an fw4 include no longer rendered) is gone only once its service reads again.
+      for (const target of removed) await reload(target);
       for (const activation of activations) await activation.afterPass?.(live);
     },
     // netifd restarts the interface's protocol handler (udhcpc, pppd): a fresh lease or dial.
