@@ -92,6 +92,11 @@ export interface DomainModule<Deps = never> {
   pages?: readonly string[];
   /** Capability tokens the domain's pages need (`vlan`, `nas` …); informational for the menu. */
   capabilities?: readonly string[];
+  /**
+   * Pages of the domain this device cannot offer (its driver lacks what they need): left out of
+   * the menu like PORTICO_DISABLED_MODULES; the domain still refuses their writes itself.
+   */
+  unavailablePages?(settings: Settings): readonly string[];
   /** File formats the domain renders, with their checkers. */
   formats?: readonly FileFormat[];
   /** Values the domain adds to other domains' extension points. */
@@ -152,6 +157,12 @@ export function collectContributions(modules: readonly DomainModule<never>[], se
     }
   }
   return <T>(point: ExtensionPoint<T>) => (byPoint.get(point.id) ?? []) as T[];
+}
+
+/** The settings with every module's unavailable pages among the disabled modules. */
+export function withUnavailablePages(modules: readonly DomainModule<never>[], settings: Settings): Settings {
+  const pages = modules.flatMap((module) => module.unavailablePages?.(settings) ?? []);
+  return pages.length ? { ...settings, disabledModules: new Set([...settings.disabledModules, ...pages]) } : settings;
 }
 
 /** The backup parts of the modules, by module name, in list order. */
