@@ -341,7 +341,8 @@ function rowOf(entity: string, id: string, input: Record<string, unknown>): Snap
 /**
  * The factory network of a board with DSA ports, then a PPPoE WAN, a guest VLAN, a bonded LAN,
  * a firewall rule and a port mapping, Smart QoS with port and domain routes over two WANs,
- * IPTV through the IGMP proxy, and L2TP, PPTP and IPsec clients.
+ * IPTV through the IGMP proxy, L2TP, PPTP and IPsec clients, the time zone and NTP, the host
+ * name, remote access, the OpenVPN server and a hotspot zone.
  */
 function representativeSnapshot(): ConfigSnapshot {
   const factory = factorySnapshot({ lan: ['lan1', 'lan2'], wan: ['wan'] });
@@ -374,6 +375,12 @@ function representativeSnapshot(): ConfigSnapshot {
       rowOf('qosLoadBalance', 'lb1', { interface: 'wan', weight: 3, upbandwidth: 20000, downbandwidth: 100000, isp: 'default' }),
       rowOf('qosLoadBalance', 'lb2', { interface: 'wan2', weight: 1, upbandwidth: 10000, downbandwidth: 50000, isp: 'default' }),
     ],
+    systemTime: [rowOf('systemTime', '', { timezone: 'Europe/Berlin', ntp_client: true, ntp_servers: ['pool.ntp.org'], ntp_server: true })],
+    systemHost: [rowOf('systemHost', '', { hostname: 'edge-gw' })],
+    remoteAccess: [rowOf('remoteAccess', '', { enabled: true, port: 8443, allowed_ips: ['198.51.100.0/24'], wan_ping: true })],
+    openvpnServer: [rowOf('openvpnServer', '', { enabled: true, host: 'vpn.example.com' })],
+    hotspotZone: [rowOf('hotspotZone', 'guests', { name: 'guests', ifname: 'tv', authmodel: 'webportal', authtime: 1, authtime_unit: 'days' })],
+    hotspotWhitelist: [rowOf('hotspotWhitelist', 'w1', { type: 'url', value: 'portal.example.com' })],
   };
 }
 
@@ -392,7 +399,7 @@ describe('what the openwrt driver renders, as the packaged system takes it', () 
 
   it('renders every part of the configuration: UCI packages, fw4 includes, swanctl, sysctl and tc files', () => {
     const targets = [...byTarget.keys()];
-    for (const target of ['/etc/config/network', '/etc/config/dhcp', '/etc/config/firewall', '/etc/config/mwan3', '/etc/config/igmpproxy', '/etc/swanctl/conf.d/portico.conf', '/etc/portico/qos.tc']) {
+    for (const target of ['/etc/config/network', '/etc/config/dhcp', '/etc/config/firewall', '/etc/config/mwan3', '/etc/config/igmpproxy', '/etc/config/system', '/etc/config/openvpn', '/etc/swanctl/conf.d/portico.conf', '/etc/portico/qos.tc']) {
       expect(targets, target).toContain(target);
     }
     expect(targets.filter((t) => t.startsWith(FW4_INCLUDES)).length).toBeGreaterThan(3);
@@ -445,10 +452,12 @@ describe('what the openwrt driver renders, as the packaged system takes it', () 
         needed.push({ what: `${kind}:${reload.argv[0]}`, optional: Boolean(reload.optional) });
       }
     }
-    // The checkers the engine runs on the device before installing a file.
+    // The checkers the engine runs on the device before installing a file; a file whose
+    // services all come from optional packages is checked by a tool of those packages.
     for (const file of rendered) {
       const checker = registry.formats.get(file.check).command?.(file.target);
-      if (checker) needed.push({ what: `command:${checker[0]}`, optional: false });
+      const reloads = reloadsFor(file.target);
+      if (checker) needed.push({ what: `command:${checker[0]}`, optional: reloads.length > 0 && reloads.every((r) => r.optional) });
     }
     // netifd's protocol handlers the network package names.
     const network = parseUci(byTarget.get('/etc/config/network')!.content);
