@@ -14,7 +14,7 @@ import type { RenderedFile } from '../../apps/daemon/src/engine/engine-types.js'
 import { activationHandlers, reloadList } from '../../apps/daemon/src/config/domain-module.js';
 import { checkUci } from '../../apps/daemon/src/engine/uci-check.js';
 import { parseUci } from '../../apps/daemon/src/engine/uci-format.js';
-import { FW4_INCLUDES, fw4Ruleset } from './openwrt/fw4-ruleset.js';
+import { FW4_INCLUDES, writeFw4Tree } from './openwrt/fw4-ruleset.js';
 
 /**
  * The OpenWrt package feed (openwrt/) against what it packages: its Makefile run with stand-ins
@@ -414,14 +414,7 @@ describe('what the openwrt driver renders, as the packaged system takes it', () 
   });
 
   it.skipIf(!onPath('nft') || !isRoot)('every fw4 include passes nft -c inside a ruleset of fw4’s shape, all together (skipped without nft or root)', async () => {
-    const includes = rendered.filter((file) => file.target.startsWith(FW4_INCLUDES));
-    const dir = mkdtempSync(join(work, 'fw4-'));
-    for (const file of includes) {
-      mkdirSync(dirname(join(dir, file.target)), { recursive: true });
-      writeFileSync(join(dir, file.target), file.content);
-    }
-    writeFileSync(join(dir, 'fw4.nft'), fw4Ruleset(includes.map((f) => f.target), (target) => join(dir, target)));
-    const result = await execa('nft', ['-c', '-f', join(dir, 'fw4.nft')], { reject: false });
+    const result = await execa('nft', ['-c', '-f', writeFw4Tree(rendered, work)], { reject: false });
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
   });

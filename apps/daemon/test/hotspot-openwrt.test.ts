@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { systemRegistry } from '../src/domain-list.js';
@@ -10,7 +10,7 @@ import type { CommandRunner } from '../src/engine/command-runner.js';
 import type { RenderedFile } from '../src/engine/engine-types.js';
 import { parseUci } from '../src/engine/uci-format.js';
 import { checkUci } from '../src/engine/uci-check.js';
-import { FW4_INCLUDES, fw4Ruleset } from '../../../tests/packaging/openwrt/fw4-ruleset.js';
+import { FW4_INCLUDES, writeFw4Tree } from '../../../tests/packaging/openwrt/fw4-ruleset.js';
 import { firewallSnapshot } from './firewall-fixture.js';
 import { checkerAvailable } from './network-checker-run.js';
 
@@ -37,17 +37,7 @@ function rendered(rows: Record<string, object | object[]>): Map<string, Rendered
 
 const canLoad = async () => (await checkerAvailable('nft')) && (await checkerAvailable('ip')) && process.getuid?.() === 0;
 
-/** The includes as fw4 would load them, written under a folder; the ruleset's path. */
-function fw4Files(files: Map<string, RenderedFile>): string {
-  const includes = [...files.values()].filter((f) => f.target.startsWith(FW4_INCLUDES));
-  const dir = mkdtempSync(join(work, 'fw4-'));
-  for (const file of includes) {
-    mkdirSync(dirname(join(dir, file.target)), { recursive: true });
-    writeFileSync(join(dir, file.target), file.content);
-  }
-  writeFileSync(join(dir, 'fw4.nft'), fw4Ruleset(includes.map((f) => f.target), (target) => join(dir, target)));
-  return join(dir, 'fw4.nft');
-}
+const fw4Files = (files: Map<string, RenderedFile>) => writeFw4Tree(files.values(), work);
 
 describe('the hotspot on OpenWrt', () => {
   it('its sets and chains in table inet portico as an fw4 ruleset-post include, after Smart QoS’s', () => {

@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createOpenwrtApplier } from '../src/config/apply-openwrt.js';
@@ -11,7 +11,7 @@ import { networkDomain } from '../src/domains/network/network-domain.js';
 import { OPENWRT_REMOTE_ACCESS_FILES } from '../src/domains/remote-access/remote-access-openwrt.js';
 import { remoteAccessContributor } from '../src/domains/remote-access/remote-access-ruleset.js';
 import type { RenderedFile } from '../src/engine/engine-types.js';
-import { FW4_INCLUDES, fw4Ruleset } from '../../../tests/packaging/openwrt/fw4-ruleset.js';
+import { FW4_INCLUDES, writeFw4Tree } from '../../../tests/packaging/openwrt/fw4-ruleset.js';
 import { firewallSnapshot, FIREWALL_ROWS } from './firewall-fixture.js';
 import { checkerAvailable } from './network-checker-run.js';
 
@@ -25,18 +25,12 @@ function includes(rows: Record<string, object | object[]>): Map<string, Rendered
   return new Map(files.filter((f) => f.target.startsWith(FW4_INCLUDES)).map((f) => [f.target, f]));
 }
 
-const HEADER = '# Portico remote access for fw4. Generated; changes are overwritten.';
+const HEADER = '# Portico remote access (fw4 include). Generated; changes are overwritten.';
 
 /** nft -c of every include inside a ruleset of fw4's shape; null without nft or root. */
 async function checkInFw4(files: Map<string, RenderedFile>): Promise<string | null> {
   if (!(await checkerAvailable('nft')) || process.getuid?.() !== 0) return null;
-  const dir = mkdtempSync(join(work, 'root-'));
-  for (const file of files.values()) {
-    mkdirSync(dirname(join(dir, file.target)), { recursive: true });
-    writeFileSync(join(dir, file.target), file.content);
-  }
-  writeFileSync(join(dir, 'fw4.nft'), fw4Ruleset([...files.keys()], (target) => join(dir, target)));
-  const run = await execa('nft', ['-c', '-f', join(dir, 'fw4.nft')], { reject: false });
+  const run = await execa('nft', ['-c', '-f', writeFw4Tree(files.values(), work)], { reject: false });
   return run.exitCode === 0 ? '' : run.stderr || `exit ${run.exitCode}`;
 }
 
@@ -46,8 +40,8 @@ describe('remote access on OpenWrt: fw4 includes', () => {
     expect(files.get(OPENWRT_REMOTE_ACCESS_FILES.table)?.content).toBe(
       [
         HEADER,
-        'set portico_remote_access_v4 { type ipv4_addr; flags interval; auto-merge; elements = { 198.51.100.0-198.51.100.255, 203.0.113.5-203.0.113.9 } }',
-        'set portico_remote_access_v6 { type ipv6_addr; flags interval; auto-merge; elements = { 2001:db8::-2001:db8::ffff:ffff:ffff:ffff } }',
+        '\tset portico_remote_access_v4 { type ipv4_addr; flags interval; auto-merge; elements = { 198.51.100.0-198.51.100.255, 203.0.113.5-203.0.113.9 } }',
+        '\tset portico_remote_access_v6 { type ipv6_addr; flags interval; auto-merge; elements = { 2001:db8::-2001:db8::ffff:ffff:ffff:ffff } }',
         'chain portico_remote_access {',
         '\ticmp type echo-request accept',
         '\ticmpv6 type echo-request accept',

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeEach, describe, expect, test } from 'vitest';
 import { openvpnServer, writeSchema, type AnyEntity } from '@portico/schema';
@@ -12,7 +12,7 @@ import { OPENVPN_FILES } from '../src/domains/vpn-server/vpn-server-openvpn.js';
 import { OPENWRT_OPENVPN_FILES, OPENWRT_VPN_SERVER_INCLUDES } from '../src/domains/vpn-server/vpn-server-openwrt.js';
 import { checkUci } from '../src/engine/uci-check.js';
 import type { RenderedFile } from '../src/engine/engine-types.js';
-import { FW4_INCLUDES, fw4Ruleset } from '../../../tests/packaging/openwrt/fw4-ruleset.js';
+import { writeFw4Tree } from '../../../tests/packaging/openwrt/fw4-ruleset.js';
 import { firewallSnapshot } from './firewall-fixture.js';
 import { checkerAvailable } from './network-checker-run.js';
 
@@ -35,7 +35,7 @@ function rendered(input: Record<string, unknown>): Map<string, RenderedFile> {
   return new Map(files.map((f) => [f.target, f]));
 }
 
-const HEADER = '# Portico VPN servers for fw4. Generated; changes are overwritten.';
+const HEADER = '# Portico VPN servers (fw4 include). Generated; changes are overwritten.';
 
 describe('the OpenVPN server on OpenWrt', () => {
   test('one UCI section of the openvpn package points at the rendered server.conf; the PKI stays in the state folder', () => {
@@ -61,14 +61,7 @@ describe('the OpenVPN server on OpenWrt', () => {
     const routed = rendered({ enabled: true, host: 'vpn.example.org', workmode: 'route' });
     expect(routed.has(OPENWRT_VPN_SERVER_INCLUDES.srcnat)).toBe(false);
     if ((await checkerAvailable('nft')) && process.getuid?.() === 0) {
-      const includes = [...files.values()].filter((f) => f.target.startsWith(FW4_INCLUDES));
-      const dir = mkdtempSync(join(work, 'fw4-'));
-      for (const file of includes) {
-        mkdirSync(dirname(join(dir, file.target)), { recursive: true });
-        writeFileSync(join(dir, file.target), file.content);
-      }
-      writeFileSync(join(dir, 'fw4.nft'), fw4Ruleset(includes.map((f) => f.target), (target) => join(dir, target)));
-      const result = await execa('nft', ['-c', '-f', join(dir, 'fw4.nft')], { reject: false });
+      const result = await execa('nft', ['-c', '-f', writeFw4Tree(files.values(), work)], { reject: false });
       expect(result.stderr).toBe('');
       expect(result.exitCode).toBe(0);
     }

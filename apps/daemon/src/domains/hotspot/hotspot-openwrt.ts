@@ -2,7 +2,7 @@ import { hotspotRadius } from '@portico/schema';
 import type { ConfigSnapshot } from '../../config/config-types.js';
 import type { RenderedFile, RenderOutput } from '../../engine/engine-types.js';
 import type { UciSection } from '../../engine/uci-format.js';
-import { collectTable, declareSets, defineSets, flushSets, type NetworkPlan, type NftChainDeclaration, type RulesetPart } from '../network/network-public.js';
+import { collectTable, declareSets, fw4Include, defineSets, flushSets, type NetworkPlan, type NftChainDeclaration, type RulesetPart } from '../network/network-public.js';
 import { hotspotConfigOf } from './hotspot-config.js';
 import { HOTSPOT_BASE_CHAINS, hotspotRulesetPart, WHITE_DNS_SET, whiteDomain } from './hotspot-ruleset.js';
 import { radiusRulesetPart } from './radius/radius-ruleset.js';
@@ -92,7 +92,5 @@ export function renderOpenwrtRadius(snapshot: ConfigSnapshot): RenderOutput[] {
   const stored = snapshot[hotspotRadius.name]?.find((row) => row.id === '')?.data ?? {};
   const rules = radiusRulesetPart(hotspotRadius.schema.parse(stored))?.filter?.hooks?.input_rules ?? [];
   if (rules.length === 0) return [];
-  const content = `${['# Portico hotspot RADIUS (fw4 include). Generated; changes are overwritten.', ...rules].join('\n')}\n`;
-  // A fragment of fw4's input chain: judged by `fw4 reload`, whose refusal fails the apply.
-  return [{ domain: 'network', files: [{ target: OPENWRT_HOTSPOT_FILES.radius, content, check: 'none', mode: 0o644 }] }];
+  return [{ domain: 'network', files: [fw4Include(OPENWRT_HOTSPOT_FILES.radius, 'Portico hotspot RADIUS', rules)] }];
 }

@@ -1,5 +1,5 @@
-import type { RenderedFile, RenderOutput } from '../../engine/engine-types.js';
-import { nftString, openwrtWanDevice, type NetworkPlan, type NftSetDeclaration, type RulesetPart } from '../network/network-public.js';
+import type { RenderOutput } from '../../engine/engine-types.js';
+import { defineSets, fw4Include, nftString, openwrtWanDevice, type NetworkPlan, type RulesetPart } from '../network/network-public.js';
 
 /**
  * Remote access on the `openwrt` driver as fw4 includes, the same rules as the linux part:
@@ -16,19 +16,6 @@ export const OPENWRT_REMOTE_ACCESS_FILES = {
 } as const;
 
 const CHAIN = 'portico_remote_access';
-const HEADER = '# Portico remote access for fw4. Generated; changes are overwritten.';
-
-function setText(set: NftSetDeclaration): string {
-  const statements = [`type ${set.type};`, ...(set.flags?.length ? [`flags ${set.flags.join(', ')};`] : []), ...(set.extra ?? []).map((e) => `${e};`)];
-  if (set.elements?.length) statements.push(`elements = { ${set.elements.join(', ')} }`);
-  return `set ${set.name} { ${statements.join(' ')} }`;
-}
-
-function file(target: string, lines: readonly string[]): RenderedFile {
-  // fw4 reads its includes only inside its own ruleset: checked there by `fw4 reload`, which
-  // fails the apply (and puts the previous files back) when nft refuses them.
-  return { target, content: `${[HEADER, ...lines].join('\n')}\n`, check: 'none', mode: 0o644 };
-}
 
 /** The plan with the WAN devices OpenWrt names (a PPPoE WAN's `pppoe-<name>`). */
 export function openwrtDevicePlan(plan: NetworkPlan): NetworkPlan {
@@ -45,8 +32,9 @@ export function renderOpenwrtRemoteAccess(part: RulesetPart | null, plan: Networ
   const sets = (part.filter?.sets ?? []).map((set) => ({ ...set, name: `portico_${set.name}` }));
   const rules = (part.filter?.hooks?.wan_to_device ?? []).map(rename);
   const redirects = part.nat?.hooks?.prerouting_rules ?? [];
+  const file = (target: string, lines: readonly string[]) => fw4Include(target, 'Portico remote access', lines);
   const files = [
-    file(OPENWRT_REMOTE_ACCESS_FILES.table, [...sets.map(setText), `chain ${CHAIN} {`, ...rules.map((rule) => `\t${rule}`), '}']),
+    file(OPENWRT_REMOTE_ACCESS_FILES.table, [...defineSets(sets), `chain ${CHAIN} {`, ...rules.map((rule) => `\t${rule}`), '}']),
     file(OPENWRT_REMOTE_ACCESS_FILES.input, [`ct state new iifname ${wans} jump ${CHAIN}`]),
   ];
   if (redirects.length) files.push(file(OPENWRT_REMOTE_ACCESS_FILES.dstnat, redirects));

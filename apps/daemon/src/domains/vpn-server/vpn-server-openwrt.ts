@@ -3,7 +3,7 @@ import type { ConfigDomain, ConfigSnapshot } from '../../config/config-types.js'
 import type { ServiceReload, TargetActivation } from '../../config/domain-module.js';
 import type { RenderedFile, RenderOutput } from '../../engine/engine-types.js';
 import { serializeUci } from '../../engine/uci-format.js';
-import type { NetworkPlan } from '../network/network-public.js';
+import { fw4Include, type NetworkPlan } from '../network/network-public.js';
 import { OPENVPN_FILES, renderOpenvpnServer, safePath } from './vpn-server-openvpn.js';
 import { openvpnSettingsOf, vpnServerContributor } from './vpn-server-ruleset.js';
 
@@ -57,12 +57,7 @@ export const OPENWRT_VPN_SERVER_INCLUDES = {
   srcnat: '/usr/share/nftables.d/chain-pre/srcnat/40-portico-vpn-server.nft',
 } as const;
 
-const HEADER = '# Portico VPN servers for fw4. Generated; changes are overwritten.';
-
-function include(target: string, rules: readonly string[]): RenderedFile {
-  // fw4 includes are fragments of its table: `fw4 reload` judges them, and its refusal fails the apply.
-  return { target, content: `${[HEADER, ...rules].join('\n')}\n`, check: 'none', mode: 0o644 };
-}
+const TITLE = 'Portico VPN servers';
 
 /**
  * The servers' share of fw4 on OpenWrt (the `openwrt` of their ruleset contributor): the linux
@@ -73,8 +68,8 @@ export function renderOpenwrtVpnServerRules(snapshot: ConfigSnapshot, plan: Netw
   const part = vpnServerContributor.part(snapshot, plan);
   if (!part) return [];
   const hooks = part.filter?.hooks ?? {};
-  const files = [include(OPENWRT_VPN_SERVER_INCLUDES.input, hooks.input_rules ?? []), include(OPENWRT_VPN_SERVER_INCLUDES.forward, hooks.forward_rules ?? [])];
+  const files = [fw4Include(OPENWRT_VPN_SERVER_INCLUDES.input, TITLE, hooks.input_rules ?? []), fw4Include(OPENWRT_VPN_SERVER_INCLUDES.forward, TITLE, hooks.forward_rules ?? [])];
   const srcnat = part.nat?.hooks?.postrouting_rules ?? [];
-  if (srcnat.length) files.push(include(OPENWRT_VPN_SERVER_INCLUDES.srcnat, srcnat));
+  if (srcnat.length) files.push(fw4Include(OPENWRT_VPN_SERVER_INCLUDES.srcnat, TITLE, srcnat));
   return [{ domain: 'network', files }];
 }
