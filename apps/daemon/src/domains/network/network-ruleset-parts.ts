@@ -68,7 +68,10 @@ export interface RulesetPart {
 export interface RulesetContributor {
   entities: readonly string[];
   part(snapshot: ConfigSnapshot, plan: NetworkPlan): RulesetPart | null;
-  /** The same feature on the `openwrt` driver: fw4 includes and UCI, checked like any file. */
+  /**
+   * The same feature on the `openwrt` driver: fw4 includes and UCI, checked like any file. Its
+   * plan names WAN devices as netifd does (openwrtDevicePlan: a PPPoE WAN is `pppoe-<name>`).
+   */
   openwrt?(snapshot: ConfigSnapshot, plan: NetworkPlan): RenderOutput[];
   /** Sections the feature adds to /etc/config/dhcp, which the network renders whole (e.g. dnsmasq nft sets). */
   openwrtDhcp?(snapshot: ConfigSnapshot, plan: NetworkPlan): UciSection[];

@@ -1,5 +1,5 @@
 import type { RenderOutput } from '../../engine/engine-types.js';
-import { defineSets, fw4Include, nftString, openwrtWanDevice, type NetworkPlan, type RulesetPart } from '../network/network-public.js';
+import { defineSets, fw4Include, nftString, type NetworkPlan, type RulesetPart } from '../network/network-public.js';
 
 /**
  * Remote access on the `openwrt` driver as fw4 includes, the same rules as the linux part:
@@ -17,12 +17,7 @@ export const OPENWRT_REMOTE_ACCESS_FILES = {
 
 const CHAIN = 'portico_remote_access';
 
-/** The plan with the WAN devices OpenWrt names (a PPPoE WAN's `pppoe-<name>`). */
-export function openwrtDevicePlan(plan: NetworkPlan): NetworkPlan {
-  return { ...plan, wans: plan.wans.map((wan) => ({ ...wan, l3: openwrtWanDevice(wan) })) };
-}
-
-/** The includes of the part built on openwrtDevicePlan; none when it is null (the old ones are then removed). */
+/** The includes of the part; none when it is null (the old ones are then removed). */
 export function renderOpenwrtRemoteAccess(part: RulesetPart | null, plan: NetworkPlan): RenderOutput[] {
   if (!part) return [];
   const wanDevices = plan.wans.map((w) => nftString(w.l3));
