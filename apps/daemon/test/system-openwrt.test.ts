@@ -9,6 +9,8 @@ import type { CommandRunner } from '../src/engine/command-runner.js';
 import { systemRegistry } from '../src/domain-list.js';
 import { OPENWRT_SYSTEM_FILE, posixTimezone, ZoneError } from '../src/domains/system-time/system-time-openwrt.js';
 import { checkUci } from '../src/engine/uci-check.js';
+import { parseUci } from '../src/engine/uci-format.js';
+import { HOSTILE_STRINGS } from '@portico/schema/testing';
 
 function single(entity: AnyEntity, input: Record<string, unknown>) {
   const parsed = writeSchema(entity, 'update').safeParse(input);
@@ -85,6 +87,30 @@ describe('/etc/config/system on the openwrt driver', () => {
       expect(() => posixTimezone('Bad', dir)).toThrow(/not a POSIX TZ string/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('hostile values', () => {
+  test('are refused by the write schema, and a stored row that skipped it never adds a line or a section', () => {
+    for (const value of HOSTILE_STRINGS) {
+      const rows: ConfigSnapshot[] = [
+        { systemHost: [{ id: '', data: { hostname: value } }] },
+        { systemTime: [{ id: '', data: { timezone: value } }] },
+        { systemTime: [{ id: '', data: { ntp_client: true, ntp_servers: [value] } }] },
+      ];
+      for (const snapshot of rows) {
+        let content: string | undefined;
+        try {
+          content = systemFile(snapshot);
+        } catch {
+          continue;
+        }
+        const sections = parseUci(content!);
+        expect(sections.map((section) => section.type)).toEqual(['system', 'timeserver']);
+        expect(content!.split('\n').filter((line) => line.startsWith('config '))).toHaveLength(2);
+      }
+      expect(writeSchema(systemHost as unknown as AnyEntity, 'update').safeParse({ hostname: value }).success, value).toBe(/^[A-Za-z0-9-]+$/.test(value) && value.length <= 63 && !value.startsWith('-') && !value.endsWith('-'));
     }
   });
 });
