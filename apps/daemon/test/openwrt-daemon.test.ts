@@ -11,7 +11,7 @@ import { adminClient, get, json, post, startDaemon, type Client, type Harness } 
 
 const applied: Array<{ domains: readonly string[]; snapshot: ConfigSnapshot }> = [];
 // The pages under test and what signing in needs; no runtime service that would reach the host.
-const MODULES = DOMAIN_MODULES.filter((m) => ['auth', 'admin', 'menu', 'system-time', 'system-info', 'vpn-server'].includes(m.name));
+const MODULES = DOMAIN_MODULES.filter((m) => ['auth', 'admin', 'menu', 'system-time', 'system-info', 'vpn-server', 'audit'].includes(m.name));
 
 async function daemon(driver: string): Promise<Harness> {
   return startDaemon({
@@ -34,13 +34,14 @@ afterAll(async () => {
 });
 
 describe('the openwrt driver through the API', () => {
-  test('the IPsec server page is not in the menu there; it is on the other drivers', async () => {
+  test('the IPsec server and behaviour audit pages are not in the menu there; they are on the other drivers', async () => {
     const modules = await menuModules(openwrt, admin);
     expect(modules).toContain('openvpnservice');
     expect(modules).not.toContain('ipsecservice');
+    expect(modules).not.toContain('behavioraudit');
     const sim = await daemon('sim');
     try {
-      expect(await menuModules(sim, await adminClient(sim))).toContain('ipsecservice');
+      expect(await menuModules(sim, await adminClient(sim))).toEqual(expect.arrayContaining(['ipsecservice', 'behavioraudit']));
     } finally {
       await sim.close();
     }
