@@ -8,13 +8,16 @@
 #   command:<program>       run by the daemon (argv[0])
 #   proto:<name>            a netifd protocol handler named in /etc/config/network
 #   kernel:<module>         a kernel module the rendered ruleset or tc script needs
+#   file:<path>             files the daemon reads
 
 # Required: without one of these the daemon does not start, or its base configuration (LAN,
 # WANs by DHCP, static or PPPoE, DHCP server, firewall, hotspot, Smart QoS) fails to apply.
 PORTICO_REQUIRED := \
 	node \
+	base-files \
 	netifd \
 	busybox \
+	zoneinfo-all \
 	ip-full \
 	firewall4 \
 	nftables-json \
@@ -37,14 +40,21 @@ PORTICO_OPTIONAL := \
 	xl2tpd \
 	ppp-mod-pppol2tp \
 	ppp-mod-pptp \
-	proto-bonding
+	proto-bonding \
+	openvpn-openssl
 
 # Node 20 or later runs the daemon bundle and better-sqlite3's addon.
 PORTICO_USES.node := command:/usr/bin/node
 # /etc/config/network; `ifup` reconnects a WAN; static, DHCP and address-less interfaces.
 PORTICO_USES.netifd := service:/etc/init.d/network command:ifup proto:static proto:dhcp proto:dhcpv6 proto:none
-# The connection-tracking timeouts are loaded with `sysctl -p`; WAN health probes ping.
-PORTICO_USES.busybox := command:sysctl command:ping
+# /etc/config/system: the zone and the host name (its reload sets both).
+PORTICO_USES.base-files := service:/etc/init.d/system
+# The connection-tracking timeouts are loaded with `sysctl -p`; WAN health probes ping;
+# BusyBox ntpd is the NTP client and the LAN's NTP server (UCI system.ntp).
+PORTICO_USES.busybox := command:sysctl command:ping service:/etc/init.d/sysntpd
+# The time zones the console offers, checked on write; /etc/config/system carries each one's
+# POSIX TZ string, read from its file here (musl has no tz database of its own).
+PORTICO_USES.zoneinfo-all := file:/usr/share/zoneinfo
 # BusyBox's ip has no `-j`: the hotspot reads neighbours as JSON.
 PORTICO_USES.ip-full := command:ip
 # fw4: /etc/config/firewall and the includes under /usr/share/nftables.d.
@@ -78,9 +88,13 @@ PORTICO_USES.ppp-mod-pppol2tp := kernel:pppol2tp
 PORTICO_USES.ppp-mod-pptp := proto:pptp
 # A LAN of role `bond` (802.3ad).
 PORTICO_USES.proto-bonding := proto:bonding
+# The OpenVPN server: /etc/config/openvpn points OpenWrt's init script at the rendered
+# server.conf, which OpenVPN's own parser checks first (so without the package, enabling the
+# server fails the apply with the checker's error instead of doing nothing).
+PORTICO_USES.openvpn-openssl := service:/etc/init.d/openvpn command:openvpn
 
 # 802.1Q VLANs (VLAN interfaces, tagged WANs, IPTV) need no package: OpenWrt kernels have
-# CONFIG_VLAN_8021Q built in. OpenVPN clients are not rendered by the openwrt driver, so
-# openvpn is not listed.
+# CONFIG_VLAN_8021Q built in. OpenVPN clients are not rendered by the openwrt driver; the
+# OpenVPN server is (openvpn-openssl above).
 
 PORTICO_DEPENDS := $(addprefix +,$(PORTICO_REQUIRED))

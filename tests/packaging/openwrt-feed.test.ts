@@ -11,10 +11,10 @@ import { factorySnapshot } from '../../apps/daemon/src/config/factory-defaults.j
 import { systemRegistry } from '../../apps/daemon/src/domain-list.js';
 import type { CommandRunner } from '../../apps/daemon/src/engine/command-runner.js';
 import type { RenderedFile } from '../../apps/daemon/src/engine/engine-types.js';
-import { activationHandlers } from '../../apps/daemon/src/config/domain-module.js';
+import { activationHandlers, reloadList } from '../../apps/daemon/src/config/domain-module.js';
 import { checkUci } from '../../apps/daemon/src/engine/uci-check.js';
 import { parseUci } from '../../apps/daemon/src/engine/uci-format.js';
-import { FW4_INCLUDES, fw4Ruleset } from './openwrt/fw4-ruleset.js';
+import { FW4_INCLUDES, writeFw4Tree } from './openwrt/fw4-ruleset.js';
 
 /**
  * The OpenWrt package feed (openwrt/) against what it packages: its Makefile run with stand-ins
@@ -341,7 +341,8 @@ function rowOf(entity: string, id: string, input: Record<string, unknown>): Snap
 /**
  * The factory network of a board with DSA ports, then a PPPoE WAN, a guest VLAN, a bonded LAN,
  * a firewall rule and a port mapping, Smart QoS with port and domain routes over two WANs,
- * IPTV through the IGMP proxy, and L2TP, PPTP and IPsec clients.
+ * IPTV through the IGMP proxy, L2TP, PPTP and IPsec clients, the time zone and NTP, the host
+ * name, remote access, the OpenVPN server and a hotspot zone.
  */
 function representativeSnapshot(): ConfigSnapshot {
   const factory = factorySnapshot({ lan: ['lan1', 'lan2'], wan: ['wan'] });
@@ -374,6 +375,12 @@ function representativeSnapshot(): ConfigSnapshot {
       rowOf('qosLoadBalance', 'lb1', { interface: 'wan', weight: 3, upbandwidth: 20000, downbandwidth: 100000, isp: 'default' }),
       rowOf('qosLoadBalance', 'lb2', { interface: 'wan2', weight: 1, upbandwidth: 10000, downbandwidth: 50000, isp: 'default' }),
     ],
+    systemTime: [rowOf('systemTime', '', { timezone: 'Europe/Berlin', ntp_client: true, ntp_servers: ['pool.ntp.org'], ntp_server: true })],
+    systemHost: [rowOf('systemHost', '', { hostname: 'edge-gw' })],
+    remoteAccess: [rowOf('remoteAccess', '', { enabled: true, port: 8443, allowed_ips: ['198.51.100.0/24'], wan_ping: true })],
+    openvpnServer: [rowOf('openvpnServer', '', { enabled: true, host: 'vpn.example.com' })],
+    hotspotZone: [rowOf('hotspotZone', 'guests', { name: 'guests', ifname: 'tv', authmodel: 'webportal', authtime: 1, authtime_unit: 'days' })],
+    hotspotWhitelist: [rowOf('hotspotWhitelist', 'w1', { type: 'url', value: 'portal.example.com' })],
   };
 }
 
@@ -388,11 +395,11 @@ describe('what the openwrt driver renders, as the packaged system takes it', () 
   };
   const activations = registry.activations('openwrt', { root: work, run });
   const handlerFor = activationHandlers(activations);
-  const reloadFor = (target: string) => activations.map((a) => a.reloadFor?.(target)).find(Boolean);
+  const reloadsFor = (target: string) => activations.map((a) => reloadList(a.reloadFor?.(target))).find((list) => list.length > 0) ?? [];
 
   it('renders every part of the configuration: UCI packages, fw4 includes, swanctl, sysctl and tc files', () => {
     const targets = [...byTarget.keys()];
-    for (const target of ['/etc/config/network', '/etc/config/dhcp', '/etc/config/firewall', '/etc/config/mwan3', '/etc/config/igmpproxy', '/etc/swanctl/conf.d/portico.conf', '/etc/portico/qos.tc']) {
+    for (const target of ['/etc/config/network', '/etc/config/dhcp', '/etc/config/firewall', '/etc/config/mwan3', '/etc/config/igmpproxy', '/etc/config/system', '/etc/config/openvpn', '/etc/swanctl/conf.d/portico.conf', '/etc/portico/qos.tc']) {
       expect(targets, target).toContain(target);
     }
     expect(targets.filter((t) => t.startsWith(FW4_INCLUDES)).length).toBeGreaterThan(3);
@@ -407,14 +414,7 @@ describe('what the openwrt driver renders, as the packaged system takes it', () 
   });
 
   it.skipIf(!onPath('nft') || !isRoot)('every fw4 include passes nft -c inside a ruleset of fw4’s shape, all together (skipped without nft or root)', async () => {
-    const includes = rendered.filter((file) => file.target.startsWith(FW4_INCLUDES));
-    const dir = mkdtempSync(join(work, 'fw4-'));
-    for (const file of includes) {
-      mkdirSync(dirname(join(dir, file.target)), { recursive: true });
-      writeFileSync(join(dir, file.target), file.content);
-    }
-    writeFileSync(join(dir, 'fw4.nft'), fw4Ruleset(includes.map((f) => f.target), (target) => join(dir, target)));
-    const result = await execa('nft', ['-c', '-f', join(dir, 'fw4.nft')], { reject: false });
+    const result = await execa('nft', ['-c', '-f', writeFw4Tree(rendered, work)], { reject: false });
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
   });
@@ -426,7 +426,7 @@ describe('what the openwrt driver renders, as the packaged system takes it', () 
   }
 
   it('every file is made live on the device: by a module’s handler or by the service that reads it', () => {
-    for (const file of rendered) expect(Boolean(handlerFor(file) ?? reloadFor(file.target)), `nothing makes ${file.target} live`).toBe(true);
+    for (const file of rendered) expect(Boolean(handlerFor(file)) || reloadsFor(file.target).length > 0, `nothing makes ${file.target} live`).toBe(true);
   });
 
   it('every service reloaded, command run and netifd protocol written comes from a package of the feed; optional reloads from optional packages', async () => {
@@ -440,14 +440,17 @@ describe('what the openwrt driver renders, as the packaged system takes it', () 
         needed.push(...commands.map((argv) => ({ what: `command:${argv[0]}`, optional: false })));
         continue;
       }
-      const reload = reloadFor(file.target)!;
-      const kind = reload.argv[0]!.startsWith('/etc/init.d/') ? 'service' : 'command';
-      needed.push({ what: `${kind}:${reload.argv[0]}`, optional: Boolean(reload.optional) });
+      for (const reload of reloadsFor(file.target)) {
+        const kind = reload.argv[0]!.startsWith('/etc/init.d/') ? 'service' : 'command';
+        needed.push({ what: `${kind}:${reload.argv[0]}`, optional: Boolean(reload.optional) });
+      }
     }
-    // The checkers the engine runs on the device before installing a file.
+    // The checkers the engine runs on the device before installing a file; a file whose
+    // services all come from optional packages is checked by a tool of those packages.
     for (const file of rendered) {
       const checker = registry.formats.get(file.check).command?.(file.target);
-      if (checker) needed.push({ what: `command:${checker[0]}`, optional: false });
+      const reloads = reloadsFor(file.target);
+      if (checker) needed.push({ what: `command:${checker[0]}`, optional: reloads.length > 0 && reloads.every((r) => r.optional) });
     }
     // netifd's protocol handlers the network package names.
     const network = parseUci(byTarget.get('/etc/config/network')!.content);

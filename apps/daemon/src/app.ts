@@ -27,7 +27,7 @@ import { registerConfirmRoutes } from './config/confirm-routes.js';
 import { registryOf } from './config/config-domains.js';
 import { LogBook } from './config/log-book.js';
 import type { CappedLogLimits } from './engine/capped-log.js';
-import { collectBackupParts, type DomainModule, type RuntimeService } from './config/domain-module.js';
+import { collectBackupParts, withUnavailablePages, type DomainModule, type RuntimeService } from './config/domain-module.js';
 import { DOMAIN_MODULES, type DomainDeps } from './domain-list.js';
 
 /** Services a caller may replace; tests pass a clock, a counting hasher or a fake live source. */
@@ -75,13 +75,15 @@ const BODY_LIMIT = 1024 * 1024;
  * Builds the daemon: plugins first (envelope, cookies, the security guard that every route
  * passes), then the domains. Returns without listening so tests drive it with app.inject().
  */
-export async function buildApp(settings: Settings, deps: AppDeps = {}): Promise<FastifyInstance> {
+export async function buildApp(given: Settings, deps: AppDeps = {}): Promise<FastifyInstance> {
   const now = deps.now ?? Date.now;
+  const modules = deps.modules ?? DOMAIN_MODULES;
+  // Pages the driver cannot offer are switched off like PORTICO_DISABLED_MODULES.
+  const settings = withUnavailablePages(modules, given);
   mkdirSync(settings.stateDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(deps.databaseFile ?? join(settings.stateDir, 'portico.db'));
   const passwords = deps.passwords ?? createScryptHasher();
   const accounts = new AccountStore(db, now);
-  const modules = deps.modules ?? DOMAIN_MODULES;
   for (const module of modules) if (module.migrations) migrateModule(db, module.name, module.migrations);
 
   let live: LiveStatusSource | undefined;

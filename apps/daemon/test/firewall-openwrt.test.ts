@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createOpenwrtApplier } from '../src/config/apply-openwrt.js';
+import { reloadList } from '../src/config/domain-module.js';
 import type { CommandRunner } from '../src/engine/command-runner.js';
 import { CONNTRACK_FILES, conntrackDomain } from '../src/domains/firewall/firewall-conntrack.js';
 import { firewallContributor } from '../src/domains/firewall/firewall-contributor.js';
@@ -24,7 +25,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 function openwrtReloadFor(target: string): readonly string[] | undefined {
   const run: CommandRunner = async () => ({ exitCode: 0, stdout: '', stderr: '' });
   for (const activation of systemRegistry({ driver: 'openwrt' }).activations('openwrt', { root: work, run })) {
-    const reload = activation.reloadFor?.(target);
+    const reload = reloadList(activation.reloadFor?.(target))[0];
     if (reload) return reload.argv;
   }
   return undefined;

@@ -8,6 +8,9 @@
  * include naming a chain fw4 does not generate is refused, as fw4 would silently skip it.
  */
 
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
 export const FW4_INCLUDES = '/usr/share/nftables.d/';
 
 interface Fw4Chain {
@@ -82,4 +85,20 @@ export function fw4Ruleset(targets: readonly string[], pathOf: (target: string) 
   }
   lines.push(...at('table-post', undefined, '\t'), '}', ...at('ruleset-post'), '');
   return lines.join('\n');
+}
+
+/**
+ * The fw4 includes among `files` written under a new folder in `parent`, with the ruleset that
+ * pulls them in as fw4 does; returns that ruleset's path (for `nft -c -f` or `nft -f`).
+ */
+export function writeFw4Tree(files: Iterable<{ target: string; content: string }>, parent: string): string {
+  const includes = [...files].filter((file) => file.target.startsWith(FW4_INCLUDES));
+  const dir = mkdtempSync(join(parent, 'fw4-'));
+  for (const file of includes) {
+    mkdirSync(dirname(join(dir, file.target)), { recursive: true });
+    writeFileSync(join(dir, file.target), file.content);
+  }
+  const ruleset = join(dir, 'fw4.nft');
+  writeFileSync(ruleset, fw4Ruleset(includes.map((file) => file.target), (target) => join(dir, target)));
+  return ruleset;
 }

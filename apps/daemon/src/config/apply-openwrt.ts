@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { CommandRunner } from '../engine/command-runner.js';
 import type { DomainRegistry } from './config-domains.js';
 import type { ConfigApplier } from './config-types.js';
-import { activationHandlers, type ServiceReload } from './domain-module.js';
+import { activationHandlers, reloadList, type ServiceReload } from './domain-module.js';
 import { renderAndInstall } from './apply-install.js';
 
 export class ReloadError extends Error {}
@@ -16,19 +16,30 @@ export class ReloadError extends Error {}
  */
 export function createOpenwrtApplier(options: { root: string; run: CommandRunner; domains: DomainRegistry }): ConfigApplier {
   const activations = options.domains.activations('openwrt', { root: options.root, run: options.run });
-  const reloadFor = (target: string): ServiceReload | undefined => {
+  const reloadsFor = (target: string): readonly ServiceReload[] => {
     for (const activation of activations) {
-      const reload = activation.reloadFor?.(target);
-      if (reload) return reload;
+      const reloads = reloadList(activation.reloadFor?.(target));
+      if (reloads.length > 0) return reloads;
     }
-    return undefined;
+    return [];
   };
   const handlerFor = activationHandlers(activations);
   return {
     async apply(domains, snapshot, applyOptions) {
-      const { files, changed } = await renderAndInstall(options, domains, snapshot);
+      const { files, changed, removed } = await renderAndInstall(options, domains, snapshot);
       const reloaded = new Set<string>();
-      for (const file of applyOptions?.full ? files : changed) {
+      const reload = async (target: string) => {
+        for (const service of reloadsFor(target)) {
+          // Several changed files of one service (fw4's includes) reload it once.
+          if (reloaded.has(service.argv.join(' '))) continue;
+          if (service.optional && !existsSync(join(options.root, service.argv[0]!))) continue;
+          reloaded.add(service.argv.join(' '));
+          const result = await options.run(service.argv);
+          if (result.exitCode !== 0) throw new ReloadError(`${service.argv.join(' ')} failed: ${(result.stderr || result.stdout).slice(0, 500)}`);
+        }
+      };
+      const live = applyOptions?.full ? files : changed;
+      for (const file of live) {
         const handler = handlerFor(file);
         if (handler) {
           // Commands name files as the device sees them, like the service reloads below.
@@ -37,14 +48,11 @@ export function createOpenwrtApplier(options: { root: string; run: CommandRunner
           });
           continue;
         }
-        const reload = reloadFor(file.target);
-        // Several changed files of one service (fw4's includes) reload it once.
-        if (!reload || reloaded.has(reload.argv.join(' '))) continue;
-        if (reload.optional && !existsSync(join(options.root, reload.argv[0]!))) continue;
-        reloaded.add(reload.argv.join(' '));
-        const result = await options.run(reload.argv);
-        if (result.exitCode !== 0) throw new ReloadError(`${reload.argv.join(' ')} failed: ${(result.stderr || result.stdout).slice(0, 500)}`);
+        await reload(file.target);
       }
+      // A removed file (an fw4 include no longer rendered) is gone only once its service reads again.
+      for (const target of removed) await reload(target);
+      for (const activation of activations) await activation.afterPass?.(live);
     },
     // netifd restarts the interface's protocol handler (udhcpc, pppd): a fresh lease or dial.
     async reconnect(wan) {

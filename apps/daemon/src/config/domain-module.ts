@@ -68,8 +68,11 @@ export interface ServiceReload {
 export interface TargetActivation {
   /** By format name or by target path (path wins): makes a changed, installed file live. */
   activate?: Readonly<Record<string, (file: RenderedFile, path: string) => Promise<void>>>;
-  /** OpenWrt: the service that reads an installed file; each is reloaded once per apply. */
-  reloadFor?(target: string): ServiceReload | undefined;
+  /**
+   * OpenWrt: the service that reads an installed file, or the services in order when several
+   * read it (/etc/config/system: `system` and `sysntpd`); each is reloaded once per apply.
+   */
+  reloadFor?(target: string): ServiceReload | readonly ServiceReload[] | undefined;
   /** After each apply that made files live, with those files in order. */
   afterPass?(live: readonly RenderedFile[]): Promise<void>;
   /** network/reconnect: resolves undefined when this module does not run that WAN. */
@@ -89,6 +92,11 @@ export interface DomainModule<Deps = never> {
   pages?: readonly string[];
   /** Capability tokens the domain's pages need (`vlan`, `nas` …); informational for the menu. */
   capabilities?: readonly string[];
+  /**
+   * Pages of the domain this device cannot offer (its driver lacks what they need): left out of
+   * the menu like PORTICO_DISABLED_MODULES; the domain still refuses their writes itself.
+   */
+  unavailablePages?(settings: Settings): readonly string[];
   /** File formats the domain renders, with their checkers. */
   formats?: readonly FileFormat[];
   /** Values the domain adds to other domains' extension points. */
@@ -117,6 +125,12 @@ export function defineDomain<const Name extends string, Deps = never>(module: Do
   return module;
 }
 
+/** The services a module's `reloadFor` names for a file, as a list (none, one or several). */
+export function reloadList(reload: ServiceReload | readonly ServiceReload[] | undefined): readonly ServiceReload[] {
+  if (reload === undefined) return [];
+  return 'argv' in reload ? [reload] : reload;
+}
+
 /** A file's activation handler among the modules': by target first, then by format. */
 export type HandlerLookup = (file: RenderedFile) => ((file: RenderedFile, path: string) => Promise<void>) | undefined;
 
@@ -143,6 +157,12 @@ export function collectContributions(modules: readonly DomainModule<never>[], se
     }
   }
   return <T>(point: ExtensionPoint<T>) => (byPoint.get(point.id) ?? []) as T[];
+}
+
+/** The settings with every module's unavailable pages among the disabled modules. */
+export function withUnavailablePages(modules: readonly DomainModule<never>[], settings: Settings): Settings {
+  const pages = modules.flatMap((module) => module.unavailablePages?.(settings) ?? []);
+  return pages.length ? { ...settings, disabledModules: new Set([...settings.disabledModules, ...pages]) } : settings;
 }
 
 /** The backup parts of the modules, by module name, in list order. */

@@ -83,6 +83,8 @@ export interface AuditDeps {
 export const auditModule = defineDomain({
   name: 'audit',
   pages: ['behavioraudit'],
+  // Nothing records on OpenWrt (below): the page is left out of the menu there.
+  unavailablePages: (settings) => (settings.driver === 'openwrt' ? ['behavioraudit'] : []),
   formats: [{ name: 'audit-control', builtin: (content) => (readControl(content) ? null : 'not an audit control file') }],
   contributions: () => [contribute(RULESET_PARTS, auditContributor)],
   // OpenWrt images carry neither tcpdump nor conntrack-tools: the audit is not rendered there.

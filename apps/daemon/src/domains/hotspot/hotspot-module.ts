@@ -12,6 +12,7 @@ import { registerLdapRoutes } from './ldap/ldap-routes.js';
 import { ldapAuthenticator } from './ldap/ldap-signin.js';
 import { registerRadius } from './radius/radius-routes.js';
 import { radiusRulesetContributor } from './radius/radius-ruleset.js';
+import { hotspotOpenwrtDhcp, renderOpenwrtHotspot, renderOpenwrtRadius } from './hotspot-openwrt.js';
 
 /**
  * The hotspot: its sets and redirects in the one ruleset (ahead of the firewall's rules), the
@@ -21,9 +22,14 @@ import { radiusRulesetContributor } from './radius/radius-ruleset.js';
 export const hotspotModule = defineDomain({
   name: 'hotspot',
   pages: ['authuserinfo', 'inneruser', 'expirationnotice', 'sms', 'ldap', 'radius', 'wifidog', 'cmccweb', 'rusystem', 'cloudportal', 'weixin', 'social'],
+  // On OpenWrt the same parts as fw4 includes and dnsmasq sections (hotspot-openwrt.ts).
   contributions: (settings) => [
-    contribute(RULESET_PARTS, hotspotRulesetContributor(() => settings.portalPort)),
-    contribute(RULESET_PARTS, radiusRulesetContributor()),
+    contribute(RULESET_PARTS, {
+      ...hotspotRulesetContributor(() => settings.portalPort),
+      openwrt: (snapshot, plan) => renderOpenwrtHotspot(snapshot, plan, settings.portalPort),
+      openwrtDhcp: hotspotOpenwrtDhcp,
+    }),
+    contribute(RULESET_PARTS, { ...radiusRulesetContributor(), openwrt: renderOpenwrtRadius }),
   ],
   register: async (app, ctx, deps: HotspotDeps | undefined) => {
     registerSmsRoutes(app, ctx, smsSignIn(ctx));

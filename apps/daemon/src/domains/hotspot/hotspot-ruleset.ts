@@ -23,6 +23,11 @@ import type { HotspotConfig, ListEntry } from './hotspot-types.js';
  */
 
 export const WHITE_DNS_SET = 'hs_white_dns';
+/** The part's base chains, ahead of the main filter (forward) and of destination NAT. */
+export const HOTSPOT_BASE_CHAINS = {
+  hs_forward: 'type filter hook forward priority -10; policy accept;',
+  hs_prerouting: 'type nat hook prerouting priority -110; policy accept;',
+} as const;
 /** Seconds a white-listed domain's address stays allowed after the DNS answer that gave it. */
 const WHITE_DNS_TIMEOUT = 3600;
 /** DNS queries an unauthorised client may send per second (and in a burst). */
@@ -124,7 +129,7 @@ export function hotspotRulesetPart(config: HotspotConfig, plan: NetworkPlan, por
       chains: [
         {
           name: 'hs_forward',
-          base: 'type filter hook forward priority -10; policy accept;',
+          base: HOTSPOT_BASE_CHAINS.hs_forward,
           rules: ['iifname @hs_ifaces jump hs_from_client', 'oifname @hs_ifaces jump hs_to_client'],
         },
         {
@@ -155,7 +160,7 @@ export function hotspotRulesetPart(config: HotspotConfig, plan: NetworkPlan, por
         },
         {
           name: 'hs_prerouting',
-          base: 'type nat hook prerouting priority -110; policy accept;',
+          base: HOTSPOT_BASE_CHAINS.hs_prerouting,
           rules: [
             'iifname != @hs_ifaces return',
             // An authorised client due an expiry reminder: its next web request shows it.

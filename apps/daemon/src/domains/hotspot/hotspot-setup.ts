@@ -90,7 +90,8 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
   const { settings } = ctx;
   HOTSPOT_PORTAL.port = settings.portalPort;
   const run = deps.run ?? runCommand;
-  const linux = settings.driver === 'linux';
+  // linux and openwrt alike: the clients are elements of `inet portico` (hotspot-openwrt.ts).
+  const linux = settings.driver !== 'sim';
   const snapshot = snapshotReader(ctx);
   let configCache: { snapshot: ConfigSnapshot; config: HotspotConfig; zones: ZoneRange[] } | undefined;
   const current = () => {

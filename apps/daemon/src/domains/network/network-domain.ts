@@ -10,7 +10,7 @@ import type { EntityRow } from '../../config/entity-store.js';
 import { DEFAULT_RENDER_OPTIONS, NETWORK_ENTITY_NAMES, type NetworkConfig } from './network-config.js';
 import { renderNetwork } from './network-render.js';
 import { renderOpenwrtNetwork } from './network-openwrt.js';
-import { planNetwork } from './network-plan.js';
+import { openwrtDevicePlan, planNetwork } from './network-plan.js';
 import type { RulesetContributor, RulesetPart } from './network-ruleset-parts.js';
 
 const SINGLETONS = new Set(['arpAuth', 'iptv']);
@@ -65,7 +65,8 @@ export function networkDomain(
       // no LAN would cut off the only way in to configure it.
       if (config.interfaces.length === 0) return [];
       if (settings.driver === 'openwrt') {
-        const plan = planNetwork(config);
+        // Contributors name WAN devices as netifd does (a PPPoE session is `pppoe-<name>`).
+        const plan = openwrtDevicePlan(planNetwork(config));
         const extra = contributors.flatMap((c) => c.openwrt?.(snapshot, plan) ?? []);
         const dhcp = contributors.flatMap((c) => c.openwrtDhcp?.(snapshot, plan) ?? []);
         return [...renderOpenwrtNetwork(config, dhcp), ...extra];

@@ -153,6 +153,19 @@ function planInterface(row: NetworkInterface): InterfacePlan {
   return { row, name: row.ifname, lanSide: row.role !== 'wan', kind, l2, link, l3, ports, addresses: interfaceAddresses(row) };
 }
 
+/**
+ * A WAN's layer-3 device as OpenWrt names it: netifd's PPPoE handler calls the session
+ * `pppoe-<interface>` where the linux driver's pppd is told `ppp-<interface>`.
+ */
+export function openwrtWanDevice(wan: InterfacePlan): string {
+  return wan.row.role === 'wan' && wan.row.proto === 'pppoe' ? `pppoe-${wan.row.ifname}` : wan.l3;
+}
+
+/** The plan with the WAN devices as OpenWrt names them: what contributors' `openwrt` render. */
+export function openwrtDevicePlan(plan: NetworkPlan): NetworkPlan {
+  return { ...plan, wans: plan.wans.map((wan) => ({ ...wan, l3: openwrtWanDevice(wan) })) };
+}
+
 export function planNetwork(config: NetworkConfig): NetworkPlan {
   const interfaces = config.interfaces.filter((row) => row.enabled).map(planInterface);
   const lans = interfaces.filter((i) => i.lanSide);

@@ -1,6 +1,6 @@
 import { extensionPoint } from '../../config/domain-module.js';
 import type { ConfigSnapshot } from '../../config/config-types.js';
-import type { RenderOutput } from '../../engine/engine-types.js';
+import type { RenderedFile, RenderOutput } from '../../engine/engine-types.js';
 import type { UciSection } from '../../engine/uci-format.js';
 import type { NetworkPlan } from './network-plan.js';
 
@@ -68,7 +68,10 @@ export interface RulesetPart {
 export interface RulesetContributor {
   entities: readonly string[];
   part(snapshot: ConfigSnapshot, plan: NetworkPlan): RulesetPart | null;
-  /** The same feature on the `openwrt` driver: fw4 includes and UCI, checked like any file. */
+  /**
+   * The same feature on the `openwrt` driver: fw4 includes and UCI, checked like any file. Its
+   * plan names WAN devices as netifd does (openwrtDevicePlan: a PPPoE WAN is `pppoe-<name>`).
+   */
   openwrt?(snapshot: ConfigSnapshot, plan: NetworkPlan): RenderOutput[];
   /** Sections the feature adds to /etc/config/dhcp, which the network renders whole (e.g. dnsmasq nft sets). */
   openwrtDhcp?(snapshot: ConfigSnapshot, plan: NetworkPlan): UciSection[];
@@ -119,6 +122,16 @@ export function collectTable<Hook extends string>(
     }
   }
   return { sets, chains, hooks };
+}
+
+/**
+ * One fw4 include of a contributor's `openwrt` (a fragment of fw4's table or of one of its
+ * chains). It is not a ruleset of its own, so it has no checker: `fw4 reload` judges it inside
+ * fw4's ruleset, and its refusal fails the apply, which puts the previous files back.
+ */
+export function fw4Include(target: string, title: string, lines: readonly string[]): RenderedFile {
+  const header = `# ${title} (fw4 include). Generated; changes are overwritten.`;
+  return { target, content: `${[header, ...lines].join('\n')}\n`, check: 'none', mode: 0o644 };
 }
 
 /** The extension point other domains fill with their share of the one ruleset. */

@@ -1,6 +1,6 @@
 import type { Settings } from '../../settings.js';
 import type { ConfigDomain, ConfigSnapshot } from '../../config/config-types.js';
-import { NETWORK_ENTITY_NAMES, networkConfigOf, noInterface, planNetwork, type NetworkPlan } from '../network/network-public.js';
+import { NETWORK_ENTITY_NAMES, networkConfigOf, noInterface, openwrtDevicePlan, planNetwork, type NetworkPlan } from '../network/network-public.js';
 import type { RenderOutput } from '../../engine/engine-types.js';
 import type { RulesetContributor, RulesetPart } from '../network/network-public.js';
 import { QOS_ENTITY_NAMES, QOS_FILES, qosConfigOf } from './qos-config.js';
@@ -57,7 +57,9 @@ export function qosDomain(settings: Pick<Settings, 'driver'>, download: QosDownl
       const networkConfig = networkConfigOf(snapshot);
       // Like the network domain: a device with no interface configured is left as it is.
       if (networkConfig.interfaces.length === 0) return [];
-      const network = planNetwork(networkConfig);
+      // On OpenWrt the script shapes the devices netifd names (a PPPoE WAN's `pppoe-<name>`).
+      const planned = planNetwork(networkConfig);
+      const network = settings.driver === 'openwrt' ? openwrtDevicePlan(planned) : planned;
       const plan = planQos(qosConfigOf(snapshot), network, side());
       return [{ domain: 'qos', files: [{ target: QOS_FILES.tc, content: renderQosTc(plan), check: 'tc' }] }];
     },

@@ -35,10 +35,10 @@ export function registerQosRoutes(root: FastifyInstance, ctx: AppContext): void 
   const app = root.withTypeProvider<ZodTypeProvider>();
   const history = new QosFlowHistory();
   const read =
-    ctx.settings.driver === 'linux'
-      ? linuxQosCounters({ root: ctx.settings.systemRoot, run: runCommand })
-      : simQosCounters(['wan1']);
-  // The sim driver's sampler is a pure function of time, the linux one reads the system.
+    ctx.settings.driver === 'sim'
+      ? simQosCounters(['wan1'])
+      : linuxQosCounters({ root: ctx.settings.systemRoot, run: runCommand });
+  // The sim driver's sampler is a pure function of time; linux and openwrt (the same tc script) read the system.
   const stop = startQosFlowSampler(read, history, ctx.now);
   root.addHook('onClose', async () => stop());
 

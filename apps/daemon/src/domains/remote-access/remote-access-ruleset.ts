@@ -2,6 +2,7 @@ import { accessIpBounds, remoteAccess, type AnyEntity, type RemoteAccess } from 
 import { singletonRecord } from '../../config/config-domains.js';
 import type { ConfigSnapshot } from '../../config/config-types.js';
 import { singletonDefaults } from '../../config/entity-routes.js';
+import { renderOpenwrtRemoteAccess } from './remote-access-openwrt.js';
 import { integer, ipv4, ipv6, nftString, type NetworkPlan, type RulesetContributor, type RulesetPart } from '../network/network-public.js';
 
 /** The saved remote-access settings, or the declared defaults (off) before the first save. */
@@ -69,5 +70,6 @@ export function remoteAccessContributor(consolePort: number): RulesetContributor
   return {
     entities: [remoteAccess.name],
     part: (snapshot, plan) => remoteAccessPart(remoteAccessOf(snapshot), plan, consolePort),
+    openwrt: (snapshot, plan) => renderOpenwrtRemoteAccess(remoteAccessPart(remoteAccessOf(snapshot), plan, consolePort), plan),
   };
 }

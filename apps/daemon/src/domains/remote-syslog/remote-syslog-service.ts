@@ -45,7 +45,8 @@ export function registerRemoteSyslog(app: FastifyInstance, ctx: AppContext, deps
     sender.configure(syslogSettings(ctx));
     log.send({ facility: 'daemon', severity: 'notice', app: 'portico', msgid: 'config', text: `configuration applied: ${domains.join(', ')}` });
   });
-  const kmsgPath = deps.kmsg ?? (ctx.settings.driver === 'linux' ? '/dev/kmsg' : false);
+  // Every reader of /dev/kmsg gets every record, so OpenWrt's logd reading it too takes nothing away.
+  const kmsgPath = deps.kmsg ?? (ctx.settings.driver === 'sim' ? false : '/dev/kmsg');
   const kmsg = kmsgPath ? new KmsgReader(kmsgPath, (record) => log.send({ ...record, app: 'kernel', msgid: 'kern' }), (error) => app.log.warn({ err: error }, 'kernel log')) : null;
 
   app.post(

@@ -6,10 +6,11 @@ import type { AppContext } from '../../app-context.js';
 import { singletonRecord } from '../../config/config-domains.js';
 import type { ConfigSnapshot } from '../../config/config-types.js';
 import { actorOf, withConfirm } from '../../config/config-write.js';
-import { defineDomain } from '../../config/domain-module.js';
+import { contribute, defineDomain } from '../../config/domain-module.js';
 import { configRowSingleton, type EntityRow } from '../../config/entity-store.js';
 import { activateWith } from '../../engine/engine-types.js';
 import { failure, success } from '../../plugins/api-envelope.js';
+import { SYSTEM_UCI_OPTIONS, type SystemUciContributor } from '../system-time/system-time-public.js';
 
 const HOSTNAME_FILE = '/etc/hostname';
 const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
@@ -18,6 +19,20 @@ function savedHost(snapshot: ConfigSnapshot): SystemHost | undefined {
   const stored = singletonRecord(snapshot, systemHost.name);
   return stored ? (systemHost.schema.parse(stored) as SystemHost) : undefined;
 }
+
+function hostLabel(hostname: string): string {
+  if (!LABEL.test(hostname)) throw new Error(`host name ${JSON.stringify(hostname.slice(0, 70))} cannot be rendered`);
+  return hostname;
+}
+
+/** On OpenWrt the name is `system.@system[0].hostname`, in the package the time domain renders. */
+const hostnameUci: SystemUciContributor = {
+  entities: [systemHost.name],
+  options: (snapshot) => {
+    const host = savedHost(snapshot);
+    return host ? { hostname: hostLabel(host.hostname) } : undefined;
+  },
+};
 
 /**
  * POST /api/sysconf/system (spec §7): `get` answers the system information (hostname, model,
@@ -61,6 +76,8 @@ export const systemInfoModule = defineDomain({
   name: 'system-info',
   pages: ['networkparameter'],
   formats: [{ name: 'hostname', builtin: (content) => (content.endsWith('\n') && LABEL.test(content.slice(0, -1)) ? null : 'not one host name') }],
+  contributions: () => [contribute(SYSTEM_UCI_OPTIONS, hostnameUci)],
+  // On OpenWrt the time domain renders /etc/config/system with the name in it (hostnameUci).
   configDomains: ({ settings }) =>
     settings.driver === 'openwrt'
       ? []

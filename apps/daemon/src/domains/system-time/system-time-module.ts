@@ -8,6 +8,8 @@ import { RULESET_PARTS, type RulesetContributor } from '../network/network-publi
 import { failure } from '../../plugins/api-envelope.js';
 import { checkTimesyncd, checkTimezone, renderTimeFiles, savedTimeSettings, zoneExists, ZONEINFO_DIR } from './system-time-render.js';
 import { registerSystemTime, type SystemTimeDeps } from './system-time-routes.js';
+import { OPENWRT_SYSTEM_FILE, OPENWRT_SYSTEM_RELOADS, openwrtSystemDomain, SYSTEM_UCI_OPTIONS } from './system-time-openwrt.js';
+import { parseUci } from '../../engine/uci-format.js';
 
 /** The LAN NTP server: UDP 123 open from the LAN, and announced to DHCP clients (option 42). */
 const ntpContributor: RulesetContributor = {
@@ -31,11 +33,21 @@ export const systemTimeModule = defineDomain({
     { name: 'timesyncd', builtin: checkTimesyncd },
   ],
   contributions: () => [contribute(RULESET_PARTS, ntpContributor)],
-  // OpenWrt keeps its zone and NTP servers in UCI `system`, not rendered here yet: nothing is
-  // written there rather than files no service reads.
-  configDomains: ({ settings }) =>
-    settings.driver === 'openwrt' ? [] : [{ name: 'system-time', entities: [systemTime.name], render: (snapshot) => [{ domain: 'system-time', files: renderTimeFiles(snapshot) }] }],
+  // OpenWrt keeps its zone and NTP servers in UCI `system` (system-time-openwrt.ts).
+  configDomains: ({ settings, contributions }) =>
+    settings.driver === 'openwrt'
+      ? [openwrtSystemDomain(contributions(SYSTEM_UCI_OPTIONS))]
+      : [{ name: 'system-time', entities: [systemTime.name], render: (snapshot) => [{ domain: 'system-time', files: renderTimeFiles(snapshot) }] }],
   activation: {
+    openwrt: () => ({
+      reloadFor: (target) => (target === OPENWRT_SYSTEM_FILE ? OPENWRT_SYSTEM_RELOADS : undefined),
+      // The daemon's own local time (schedules, log lines) follows the zone at once, as on linux.
+      async afterPass(live) {
+        const file = live.find((f) => f.target === OPENWRT_SYSTEM_FILE);
+        const zone = file && parseUci(file.content).find((section) => section.type === 'system')?.options.zonename;
+        if (typeof zone === 'string') process.env.TZ = zone;
+      },
+    }),
     linux: ({ root, run }) => ({
       activate: {
         // /etc/localtime follows /etc/timezone: a new link renamed over the old one (atomic).

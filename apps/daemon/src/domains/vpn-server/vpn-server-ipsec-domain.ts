@@ -44,14 +44,18 @@ export function ipsecDomain(systemRoot: string): ConfigDomain {
   };
 }
 
+export const IPSEC_SERVER_MSG = { unsupported: 'msg.ipsecServer.unsupported' } as const;
+
 /** The cross-row rules of the peers (unique name, one identity per address, L2TP's key). */
 export function ipsecBindings(ctx: AppContext): Record<string, EntityBinding> {
   return {
     [ipsecPeer.name]: {
       rules: {
         checkWrite: ({ record, previous }) => {
-          const snapshot = ctx.config.journal.capture();
           const candidate = { ...(previous ?? {}), ...record } as Partial<IpsecPeer>;
+          // OpenWrt: no server is rendered there (vpn-server-openwrt.ts); an enabled peer would do nothing.
+          if (ctx.settings.driver === 'openwrt' && candidate.enabled !== false) return failure(IPSEC_SERVER_MSG.unsupported);
+          const snapshot = ctx.config.journal.capture();
           const others = ipsecPeersOf(snapshot).filter((row) => row.id !== candidate.id);
           const errors = ipsecPeerConflicts(candidate, others, l2tpPsk(snapshot));
           return Object.keys(errors).length ? failure(MSG.invalid, errors) : undefined;

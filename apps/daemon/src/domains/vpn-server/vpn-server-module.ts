@@ -15,6 +15,7 @@ import { checkCharonConf, checkSwanctlServer, IPSEC_FILES, ipsecViciSocket } fro
 import { ipsecBindings, ipsecDomain } from './vpn-server-ipsec-domain.js';
 import { ipsecLinuxActivation } from './vpn-server-ipsec-runtime.js';
 import { registerIpsecRoutes } from './vpn-server-ipsec-routes.js';
+import { openvpnOpenwrtDomain, renderOpenwrtVpnServerRules, vpnServerOpenwrtActivation } from './vpn-server-openwrt.js';
 
 /**
  * The VPN servers (spec §3 VPN service): the OpenVPN server with its own PKI. Its settings are
@@ -55,6 +56,7 @@ export interface VpnServerDeps {
 export const vpnServerModule = defineDomain({
   name: 'vpn-server',
   pages: ['openvpnservice', 'caconfiguration', 'clientrsa', 'ipsecservice'],
+  unavailablePages: (settings) => (settings.driver === 'openwrt' ? ['ipsecservice'] : []),
   formats: [
     {
       name: 'openvpn',
@@ -68,12 +70,11 @@ export const vpnServerModule = defineDomain({
     { name: 'ipsec-swanctl', builtin: (content) => checkSwanctlServer(content)[0] ?? null },
     { name: 'ipsec-charon', builtin: (content) => checkCharonConf(content)[0] ?? null },
   ],
-  contributions: () => [contribute(RULESET_PARTS, vpnServerContributor)],
-  // OpenWrt runs OpenVPN from UCI sections under its own init script, which this domain does not
-  // render yet: there the server is not configured at all rather than left half-applied.
-  // The IPsec server likewise: OpenWrt's strongSwan runs under its own init script and UCI.
-  configDomains: ({ settings }) => (settings.driver === 'openwrt' ? [] : [openvpnDomain(settings.stateDir), ipsecDomain(settings.systemRoot)]),
-  activation: { linux: linuxActivation },
+  contributions: () => [contribute(RULESET_PARTS, { ...vpnServerContributor, openwrt: renderOpenwrtVpnServerRules })],
+  // OpenWrt: OpenVPN under its own init script (vpn-server-openwrt.ts); the IPsec server is not
+  // rendered there and its peers are refused (ipsecBindings).
+  configDomains: ({ settings }) => (settings.driver === 'openwrt' ? [openvpnOpenwrtDomain(settings.stateDir)] : [openvpnDomain(settings.stateDir), ipsecDomain(settings.systemRoot)]),
+  activation: { linux: linuxActivation, openwrt: vpnServerOpenwrtActivation },
   bindings: (ctx) => ipsecBindings(ctx),
   migrations: OPENVPN_MIGRATIONS,
   backup: vpnServerBackup,
