@@ -71,6 +71,46 @@ describe('/etc/config/system on the openwrt driver', () => {
     expect(checkUci(named)).toBeNull();
   });
 
+  test("the board's own sections and options (LEDs, compat_version) are kept; the zone, NTP and host name are the settings'", () => {
+    const root = mkdtempSync(join(tmpdir(), 'portico-uci-system-'));
+    try {
+      mkdirSync(join(root, 'etc/config'), { recursive: true });
+      writeFileSync(
+        join(root, OPENWRT_SYSTEM_FILE),
+        [
+          'config system',
+          "\toption hostname 'OpenWrt'",
+          "\toption timezone 'UTC'",
+          "\toption log_size '128'",
+          "\toption compat_version '1.1'",
+          '',
+          "config timeserver 'ntp'",
+          "\tlist server 'old.example.org'",
+          '',
+          "config led 'led_wan'",
+          "\toption name 'WAN'",
+          "\toption sysfs 'green:wan'",
+          "\toption trigger 'netdev'",
+          '',
+        ].join('\n'),
+      );
+      const board = systemRegistry({ driver: 'openwrt', systemRoot: root });
+      const content = board
+        .renderEach(['system-time'], { systemTime: time({ timezone: 'Asia/Shanghai', ntp_client: true, ntp_servers: ['ntp.example.net'], ntp_server: false }), systemHost: host('gw-hq') })
+        .flatMap((entry) => entry.outputs ?? [])
+        .flatMap((output) => output.files)
+        .find((file) => file.target === OPENWRT_SYSTEM_FILE)?.content;
+      const sections = parseUci(content!);
+      expect(sections[0]).toEqual({ type: 'system', options: { hostname: 'gw-hq', log_size: '128', compat_version: '1.1', zonename: 'Asia/Shanghai', timezone: 'CST-8', ttylogin: '0', urandom_seed: '0' } });
+      expect(sections[1]).toEqual({ type: 'timeserver', name: 'ntp', options: { enabled: '1', enable_server: '0', server: ['ntp.example.net'] } });
+      expect(sections[2]).toEqual({ type: 'led', name: 'led_wan', options: { name: 'WAN', sysfs: 'green:wan', trigger: 'netdev' } });
+      expect(sections).toHaveLength(3);
+      expect(checkUci(content!)).toBeNull();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   test('nothing saved: the device keeps its own file', () => {
     expect(systemFile({})).toBeUndefined();
   });

@@ -36,7 +36,7 @@ export const systemTimeModule = defineDomain({
   // OpenWrt keeps its zone and NTP servers in UCI `system` (system-time-openwrt.ts).
   configDomains: ({ settings, contributions }) =>
     settings.driver === 'openwrt'
-      ? [openwrtSystemDomain(contributions(SYSTEM_UCI_OPTIONS))]
+      ? [openwrtSystemDomain(contributions(SYSTEM_UCI_OPTIONS), settings.systemRoot)]
       : [{ name: 'system-time', entities: [systemTime.name], render: (snapshot) => [{ domain: 'system-time', files: renderTimeFiles(snapshot) }] }],
   activation: {
     openwrt: () => ({
