@@ -5,6 +5,7 @@ import type { HotspotSession, HotspotZone } from '../hotspot-types.js';
 import { LOGIN_ERRORS } from '../hotspot-types.js';
 import type { ClientKey } from '../hotspot-dataplane.js';
 import { chapPassword, RadiusTransport, type RadiusAttribute, type RadiusEndpoint, type RadiusOutcome } from './radius-client.js';
+import { accountingPacket, accountingTemplate, type AccountingFields, type AcctStatus, type AcctTerminateCause } from './radius-accounting.js';
 import { octetsAndGigawords, readReply, type RadiusReply } from './radius-reply.js';
 import { DaeServer } from './radius-dae.js';
 
@@ -16,7 +17,7 @@ import { DaeServer } from './radius-dae.js';
  */
 
 /** Acct-Terminate-Cause (RFC 2866 §5.10) of each way a session ends. */
-export const TERMINATE_CAUSE: Record<EndReason, string> = {
+export const TERMINATE_CAUSE: Record<EndReason, AcctTerminateCause> = {
   logout: 'User-Request',
   idle: 'Idle-Timeout',
   expired: 'Session-Timeout',
@@ -76,6 +77,9 @@ export class RadiusService implements OutsideAuthenticator, SessionObserver {
   private engine: HotspotEngine | undefined;
   /** Next interim update of each accounted session, by Acct-Session-Id. */
   private readonly nextInterim = new Map<string, number>();
+  /** Each accounted session's constant attributes, encoded once (radius-accounting.ts), by Acct-Session-Id. */
+  private readonly templates = new Map<string, { key: string; template: Buffer }>();
+  private secret: { text: string; bytes: Buffer } = { text: '', bytes: Buffer.alloc(0) };
   private readonly dae: DaeServer;
   private timer: NodeJS.Timeout | undefined;
   /** Accounting requests sent and answered, for the status of the service and the tests. */
@@ -218,66 +222,102 @@ export class RadiusService implements OutsideAuthenticator, SessionObserver {
     const s = this.deps.settings();
     if (!data) return;
     this.nextInterim.delete(data.sid);
-    if (!s.enabled || !s.accounting) return;
-    this.account(s, session, data, 'Stop', TERMINATE_CAUSE[reason]);
+    if (s.enabled && s.accounting) this.account(s, session, data, 'Stop', TERMINATE_CAUSE[reason]);
+    this.templates.delete(data.sid);
   }
 
   private interimSeconds(s: HotspotRadius, data: RadiusSessionData): number {
     return Number(data.interim) || s.interval;
   }
 
-  /** Sends the interim updates that are due; sessions restored after a restart join here. */
+  /**
+   * Sends the interim updates that are due; sessions restored after a restart join here. At
+   * most the steady rate (sessions over their intervals, per second) goes out per tick, the
+   * most overdue first: sessions that started together (a restart, a mass sign-in) spread over
+   * one interval instead of coming due as one burst every interval.
+   */
   interimRound(): void {
     const s = this.deps.settings();
     if (!this.engine || !s.enabled || !s.accounting) return;
     const now = this.deps.now();
+    let rate = 0;
+    const due: Array<{ at: number; session: HotspotSession; data: RadiusSessionData; interval: number }> = [];
     for (const session of this.engine.list()) {
       if (session.kind !== 'radius') continue;
       const data = dataOf(session);
       if (!data) continue;
-      const due = this.nextInterim.get(data.sid);
       const interval = this.interimSeconds(s, data) * 1000;
-      if (due === undefined) {
-        this.nextInterim.set(data.sid, now + interval);
-        continue;
-      }
-      if (due > now) continue;
+      rate += 1000 / interval;
+      const at = this.nextInterim.get(data.sid);
+      if (at === undefined) this.nextInterim.set(data.sid, now + interval);
+      else if (at <= now) due.push({ at, session, data, interval });
+    }
+    if (due.length === 0) return;
+    due.sort((a, b) => a.at - b.at);
+    const budget = Math.min(due.length, Math.ceil(rate) + 1);
+    for (let i = 0; i < budget; i++) {
+      const { session, data, interval } = due[i]!;
       this.nextInterim.set(data.sid, now + interval);
       this.account(s, session, data, 'Interim-Update');
     }
   }
 
-  private account(s: HotspotRadius, session: HotspotSession, data: RadiusSessionData, type: 'Start' | 'Interim-Update' | 'Stop', cause?: string): void {
-    const attributes: RadiusAttribute[] = [
-      ['Acct-Status-Type', type],
-      ['User-Name', data.user],
-      ['Acct-Session-Id', data.sid],
-      ['Framed-IP-Address', session.ip],
-      ['Calling-Station-Id', stationId(session.mac)],
-      ['Acct-Authentic', 'RADIUS'],
-      ['Event-Timestamp', new Date(this.deps.now())],
-      ...this.nasAttributes(s),
-    ];
-    for (const cls of data.cls ? data.cls.split(',') : []) attributes.push(['Class', Buffer.from(cls, 'hex')]);
+  /** The session's constant attributes, encoded when first needed and again when the NAS settings change. */
+  private templateOf(s: HotspotRadius, session: HotspotSession, data: RadiusSessionData): Buffer {
+    const key = `${s.nasip}\u0000${s.nasid}`;
+    const held = this.templates.get(data.sid);
+    if (held?.key === key) return held.template;
+    const template = accountingTemplate({
+      user: data.user,
+      sid: data.sid,
+      ip: session.ip,
+      station: stationId(session.mac),
+      nasIp: s.nasip,
+      nasId: s.nasid,
+      classes: data.cls ? data.cls.split(',').map((c) => Buffer.from(c, 'hex')) : [],
+    });
+    this.templates.set(data.sid, { key, template });
+    return template;
+  }
+
+  private secretBytes(s: HotspotRadius): Buffer {
+    if (this.secret.text !== s.sharekey) this.secret = { text: s.sharekey, bytes: Buffer.from(s.sharekey, 'utf8') };
+    return this.secret.bytes;
+  }
+
+  private account(s: HotspotRadius, session: HotspotSession, data: RadiusSessionData, type: AcctStatus, cause?: AcctTerminateCause): void {
+    const at = this.deps.now();
+    const fields: AccountingFields = { status: type, eventTime: Math.floor(at / 1000) };
     if (type !== 'Start') {
       // NAS input is what the client sent: its upload.
       const input = octetsAndGigawords(session.bytesUp);
       const output = octetsAndGigawords(session.bytesDown);
-      attributes.push(
-        ['Acct-Session-Time', Math.max(0, Math.floor((this.deps.now() - session.startedAt) / 1000))],
-        ['Acct-Input-Octets', input.octets],
-        ['Acct-Input-Gigawords', input.gigawords],
-        ['Acct-Output-Octets', output.octets],
-        ['Acct-Output-Gigawords', output.gigawords],
-      );
+      fields.usage = {
+        seconds: Math.max(0, Math.floor((at - session.startedAt) / 1000)),
+        inOctets: input.octets,
+        inGigawords: input.gigawords,
+        outOctets: output.octets,
+        outGigawords: output.gigawords,
+      };
     }
-    if (cause) attributes.push(['Acct-Terminate-Cause', cause]);
+    if (cause) fields.cause = cause;
     this.counters[type === 'Start' ? 'start' : type === 'Stop' ? 'stop' : 'interim'] += 1;
+    let template: Buffer;
+    try {
+      template = this.templateOf(s, session, data);
+    } catch (error) {
+      this.counters.failed += 1;
+      this.deps.report(error, `RADIUS accounting ${type} could not be sent`);
+      return;
+    }
+    const secret = this.secretBytes(s);
     const client = this.client(s);
     const servers = this.servers(s, s.accoutport);
+    // Acct-Delay-Time: how long this record has waited, queue and retransmissions included.
+    const build = (identifier: number) => accountingPacket(template, secret, identifier, fields, (this.deps.now() - at) / 1000);
     this.accountingQueue.push(() =>
       client
-        .send(servers, 'Accounting-Request', attributes)
+        .sendAccounting(servers, build)
         .then((outcome) => {
           if (outcome.ok && outcome.code === 'Accounting-Response') this.counters.answered += 1;
           else {
