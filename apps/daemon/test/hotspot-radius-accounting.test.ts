@@ -4,11 +4,17 @@ import radius from 'radius';
 import { accountingPacket, accountingTemplate, verifyAuthenticator, type AccountingFields } from '../src/domains/hotspot/radius/radius-accounting.js';
 import { encodeRequest, RadiusTransport, type RadiusAttribute } from '../src/domains/hotspot/radius/radius-client.js';
 import { octetsAndGigawords } from '../src/domains/hotspot/radius/radius-reply.js';
+import { InterimSchedule } from '../src/domains/hotspot/radius/radius-interim.js';
+import { RadiusService } from '../src/domains/hotspot/radius/radius-service.js';
+import { hotspotRadius } from '@portico/schema';
+import type { HotspotEngine } from '../src/domains/hotspot/hotspot-engine.js';
+import type { HotspotSession } from '../src/domains/hotspot/hotspot-types.js';
 
 /**
  * Accounting-Requests from a session's template: the same bytes node-radius encodes for the
  * same attributes (so the same Request Authenticator), octets and gigawords split at 2^32, and
- * a retransmission carrying its Acct-Delay-Time under a new identifier.
+ * a retransmission carrying its Acct-Delay-Time under a new identifier; interim updates due
+ * together spread at the steady rate, and sessions restored by the engine are adopted.
  */
 const SECRET = 'Acct-Test-Secret';
 const identity = {
@@ -130,5 +136,75 @@ describe('accounting over the transport', () => {
     expect(seen[1]!.id).not.toBe(seen[0]!.id);
     expect(seen.map((s) => s.delay)).toEqual([0, 1]);
     transport.close();
+  });
+});
+
+describe('the interim schedule', () => {
+  test('sessions due together go out at the steady rate, most overdue first, and spread over one interval', () => {
+    const schedule = new InterimSchedule();
+    // 100 sessions every 10 s: 10 a second in the steady state.
+    for (let i = 0; i < 100; i++) schedule.add(`s${i}`, `10.0.0.${i}`, 10_000 + (i % 2), 10_000);
+    const sentAt = new Map<string, number>();
+    for (let now = 10_000; now < 40_000; now += 1000) {
+      const due = schedule.takeDue(now, 1000);
+      expect(due.length).toBeLessThanOrEqual(11);
+      expect(due.map((e) => e.due)).toEqual([...due.map((e) => e.due)].sort((a, b) => a - b));
+      for (const entry of due) {
+        sentAt.set(entry.sid, now);
+        schedule.again(entry, now + 10_000, 10_000);
+      }
+    }
+    // Every session sent, and after the first interval each second carries about a tenth.
+    expect(sentAt.size).toBe(100);
+    const perSecond = new Map<number, number>();
+    for (const at of sentAt.values()) perSecond.set(at, (perSecond.get(at) ?? 0) + 1);
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(11);
+  });
+
+  test('a removed session is never handed out; a changed interval changes the rate', () => {
+    const schedule = new InterimSchedule();
+    schedule.add('a', '10.0.0.1', 0, 10_000);
+    schedule.add('b', '10.0.0.2', 0, 10_000);
+    schedule.remove('a');
+    expect(schedule.takeDue(0, 1000).map((e) => e.sid)).toEqual(['b']);
+    expect(schedule.size).toBe(1);
+    // Re-added under the same id: only the new entry counts.
+    schedule.add('b', '10.0.0.2', 5, 1000);
+    expect(schedule.takeDue(4, 1000)).toEqual([]);
+    expect(schedule.takeDue(5, 1000).map((e) => e.ip)).toEqual(['10.0.0.2']);
+  });
+});
+
+describe('interim updates of sessions the service never saw start', () => {
+  test('sessions restored by the engine are adopted and updated; one gone from the engine is dropped', async () => {
+    const server = createSocket('udp4');
+    const statuses: string[] = [];
+    server.on('message', (message, peer) => {
+      const packet = radius.decode({ packet: message, secret: SECRET });
+      statuses.push(`${packet.attributes['Acct-Status-Type']} ${packet.attributes['Acct-Session-Id']}`);
+      server.send(radius.encode_response({ packet, code: 'Accounting-Response', secret: SECRET }), peer.port, peer.address);
+    });
+    await new Promise<void>((resolve) => server.bind(0, '127.0.0.1', resolve));
+    let now = 1_000_000;
+    const settings = hotspotRadius.schema.parse({ enabled: true, radiusip: '127.0.0.1', sharekey: SECRET, accoutport: server.address().port, interval: 10, nasid: 'portico' });
+    const service = new RadiusService({ settings: () => settings, now: () => now, report: () => undefined, daeHost: '127.0.0.1' });
+    const session = (ip: string, sid: string): HotspotSession => ({
+      mac: '02:00:00:00:00:01', ip, zone: 'z', kind: 'radius', startedAt: now - 60_000, expiresAt: null, flowLimit: null, bytesUp: 1, bytesDown: 2,
+      activeAt: now, upKbps: 0, downKbps: 0, idleSeconds: 0, outside: { user: 'u', sid, cls: '', interim: '' },
+    });
+    const held = new Map([['10.0.0.1', session('10.0.0.1', 'restored1')], ['10.0.0.2', session('10.0.0.2', 'restored2')]]);
+    service.attach({ list: () => [...held.values()], session: (ip: string) => held.get(ip) } as unknown as HotspotEngine);
+    try {
+      service.interimRound();
+      expect(service.counters.interim).toBe(0);
+      held.delete('10.0.0.2');
+      now += 10_000;
+      service.interimRound();
+      expect(service.counters.interim).toBe(1);
+      await expect.poll(() => statuses).toEqual(['Interim-Update restored1']);
+    } finally {
+      await service.stop();
+      server.close();
+    }
   });
 });

@@ -5,6 +5,7 @@ import type { HotspotSession, HotspotZone } from '../hotspot-types.js';
 import { LOGIN_ERRORS } from '../hotspot-types.js';
 import type { ClientKey } from '../hotspot-dataplane.js';
 import { chapPassword, RadiusTransport, type RadiusAttribute, type RadiusEndpoint, type RadiusOutcome } from './radius-client.js';
+import { InterimSchedule } from './radius-interim.js';
 import { accountingPacket, accountingTemplate, type AccountingFields, type AcctStatus, type AcctTerminateCause } from './radius-accounting.js';
 import { octetsAndGigawords, readReply, type RadiusReply } from './radius-reply.js';
 import { DaeServer } from './radius-dae.js';
@@ -34,6 +35,11 @@ export const TERMINATE_CAUSE: Record<EndReason, AcctTerminateCause> = {
  * wait on their answer while accounting does not.
  */
 const ACCOUNTING_WINDOW = 32;
+
+/** The service's timer: the disconnect port checked, due interim updates sent. */
+const TICK_MS = 1000;
+/** Ticks between looks through the engine's sessions for ones restored after a restart. */
+const ADOPTION_TICKS = 30;
 
 /** NAS-Port-Type Wireless-802.11 (RFC 2865 §5.41): the hotspot's clients. */
 const NAS_PORT_TYPE = 'Wireless-802.11';
@@ -75,8 +81,10 @@ export type RadiusTestResult = { ok: true; accepted: boolean; rttMs: number } | 
 export class RadiusService implements OutsideAuthenticator, SessionObserver {
   private transport: { key: string; transport: RadiusTransport } | undefined;
   private engine: HotspotEngine | undefined;
-  /** Next interim update of each accounted session, by Acct-Session-Id. */
-  private readonly nextInterim = new Map<string, number>();
+  /** Next interim update of each accounted session. */
+  private readonly interims = new InterimSchedule();
+  /** Ticks since the engine's sessions were last looked through for restored ones. */
+  private sinceAdoption = Infinity;
   /** Each accounted session's constant attributes, encoded once (radius-accounting.ts), by Acct-Session-Id. */
   private readonly templates = new Map<string, { key: string; template: Buffer }>();
   private secret: { text: string; bytes: Buffer } = { text: '', bytes: Buffer.alloc(0) };
@@ -108,7 +116,7 @@ export class RadiusService implements OutsideAuthenticator, SessionObserver {
     this.timer = setInterval(() => {
       this.reconcile().catch((error) => this.deps.report(error, 'RADIUS disconnect port could not be opened'));
       this.interimRound();
-    }, 1000);
+    }, TICK_MS);
     this.timer.unref();
   }
 
@@ -213,7 +221,8 @@ export class RadiusService implements OutsideAuthenticator, SessionObserver {
     const data = dataOf(session);
     const s = this.deps.settings();
     if (!data || !s.enabled || !s.accounting) return;
-    this.nextInterim.set(data.sid, session.startedAt + this.interimSeconds(s, data) * 1000);
+    const interval = this.interimSeconds(s, data) * 1000;
+    this.interims.add(data.sid, session.ip, session.startedAt + interval, interval);
     this.account(s, session, data, 'Start');
   }
 
@@ -221,7 +230,7 @@ export class RadiusService implements OutsideAuthenticator, SessionObserver {
     const data = dataOf(session);
     const s = this.deps.settings();
     if (!data) return;
-    this.nextInterim.delete(data.sid);
+    this.interims.remove(data.sid);
     if (s.enabled && s.accounting) this.account(s, session, data, 'Stop', TERMINATE_CAUSE[reason]);
     this.templates.delete(data.sid);
   }
@@ -231,33 +240,34 @@ export class RadiusService implements OutsideAuthenticator, SessionObserver {
   }
 
   /**
-   * Sends the interim updates that are due; sessions restored after a restart join here. At
-   * most the steady rate (sessions over their intervals, per second) goes out per tick, the
-   * most overdue first: sessions that started together (a restart, a mass sign-in) spread over
-   * one interval instead of coming due as one burst every interval.
+   * Sends the interim updates that are due, at most one tick's share of the steady rate
+   * (radius-interim.ts). Sessions the engine restored after a restart were never started
+   * here: they are adopted by a look through the engine's sessions now and then.
    */
   interimRound(): void {
     const s = this.deps.settings();
     if (!this.engine || !s.enabled || !s.accounting) return;
     const now = this.deps.now();
-    let rate = 0;
-    const due: Array<{ at: number; session: HotspotSession; data: RadiusSessionData; interval: number }> = [];
-    for (const session of this.engine.list()) {
-      if (session.kind !== 'radius') continue;
-      const data = dataOf(session);
-      if (!data) continue;
-      const interval = this.interimSeconds(s, data) * 1000;
-      rate += 1000 / interval;
-      const at = this.nextInterim.get(data.sid);
-      if (at === undefined) this.nextInterim.set(data.sid, now + interval);
-      else if (at <= now) due.push({ at, session, data, interval });
+    if (++this.sinceAdoption >= ADOPTION_TICKS) {
+      this.sinceAdoption = 0;
+      for (const session of this.engine.list()) {
+        const data = session.kind === 'radius' && session.outside?.sid !== undefined && !this.interims.has(session.outside.sid) ? dataOf(session) : undefined;
+        if (!data) continue;
+        const interval = this.interimSeconds(s, data) * 1000;
+        this.interims.add(data.sid, session.ip, now + interval, interval);
+      }
     }
-    if (due.length === 0) return;
-    due.sort((a, b) => a.at - b.at);
-    const budget = Math.min(due.length, Math.ceil(rate) + 1);
-    for (let i = 0; i < budget; i++) {
-      const { session, data, interval } = due[i]!;
-      this.nextInterim.set(data.sid, now + interval);
+    for (const entry of this.interims.takeDue(now, TICK_MS)) {
+      const session = this.engine.session(entry.ip);
+      const data = session && dataOf(session);
+      // The address now holds another session (or none): this one ended unheard.
+      if (!session || !data || data.sid !== entry.sid) {
+        this.interims.remove(entry.sid);
+        this.templates.delete(entry.sid);
+        continue;
+      }
+      const interval = this.interimSeconds(s, data) * 1000;
+      this.interims.again(entry, now + interval, interval);
       this.account(s, session, data, 'Interim-Update');
     }
   }
