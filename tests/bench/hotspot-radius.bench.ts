@@ -3,9 +3,10 @@
 // data plane's own cost is hotspot-authorise's):
 // - 1,000 clients signing in at once (PAP, each its own account), each followed by its
 //   accounting Start: all admitted, p99 of the login < 1 s (budget), every Start answered;
-// - 10,000 RADIUS sessions' interim updates: the CPU this process spends sending one round of
-//   10,000 Interim-Updates and reading their answers, as a share of one core at the configured
-//   interval (default 120 s: budget < 5 %; at the 10 s minimum reported beside it);
+// - 10,000 RADIUS sessions' interim updates at the 10 s minimum interval, on the real clock:
+//   once every session has had its first update, the CPU this process spends over the next
+//   BENCH_RADIUS_INTERIM_WINDOWS (2) intervals (the service's own timer sending, answers read)
+//   per update answered meanwhile, as a share of one core for 10,000 sessions (budget < 5 %);
 // - Disconnect-Request (RFC 5176) to the dynamic authorisation port: time from the request
 //   leaving to its ACK, the session already ended in the engine and data plane (budget p99
 //   < 100 ms over 100 disconnects).
@@ -27,6 +28,9 @@ import { report, reportError } from './bench-util.mjs';
 const LOGINS = Number(process.env.BENCH_RADIUS_LOGINS ?? 1000);
 const SESSIONS = Number(process.env.BENCH_RADIUS_SESSIONS ?? 10_000);
 const DISCONNECTS = Number(process.env.BENCH_RADIUS_DISCONNECTS ?? 100);
+const INTERIM_WINDOWS = Number(process.env.BENCH_RADIUS_INTERIM_WINDOWS ?? 2);
+/** The §5 minimum: the most the interim updates can cost. */
+const INTERVAL = 10;
 const NAME = 'hotspot-radius';
 
 const blocker = freeradiusPrerequisites();
@@ -42,7 +46,7 @@ const fr = await startFreeRadius([], {
   extraUsers: 'DEFAULT User-Name =~ "^bench[0-9]+$", Cleartext-Password := "Bench-pass-1"\n\tSession-Timeout = 86400,\n\tWISPr-Bandwidth-Max-Down = 8000000\n',
 });
 const daePort = await freeUdpPort();
-let now = Date.now();
+const now = () => Date.now();
 const settings: HotspotRadius = hotspotRadius.schema.parse({
   enabled: true,
   radiusip: '127.0.0.1',
@@ -52,11 +56,11 @@ const settings: HotspotRadius = hotspotRadius.schema.parse({
   timeout: 3,
   retries: 2,
   nasid: 'portico-bench',
-  interval: 120,
+  interval: INTERVAL,
   offlineport: daePort,
 });
 const errors: unknown[] = [];
-const service = new RadiusService({ settings: () => settings, now: () => now, report: (error) => errors.push(error), daeHost: '127.0.0.1' });
+const service = new RadiusService({ settings: () => settings, now, report: (error) => errors.push(error), daeHost: '127.0.0.1' });
 const dataplane = new SimDataplane();
 const zone: HotspotZone = {
   name: 'staff', interfaces: ['lan'], welcome: '', contact: '', copyright: '', logintext: '', chargetext: '', tos: '',
@@ -66,7 +70,7 @@ const engine = new HotspotEngine({
   dataplane,
   config: () => ({ zones: [zone], plans: [], whiteList: [], blackList: [], accountingSeconds: 10 }),
   credentials: REFUSING_CREDENTIALS,
-  now: () => now,
+  now,
   outside: { radius: service },
   observers: [service],
 });
@@ -121,19 +125,23 @@ try {
   const bulk = Array.from({ length: SESSIONS }, (_, i) => ({ client: syntheticClient(LOGINS + i), zone, grant: grant(i) }));
   await engine.admitAll(bulk);
   await waitFor(() => service.accountingPending() === 0, 'the bulk sessions’ Starts answered');
-  // Every session, the 1,000 too, is due once: one round.
+  // Every session, the 1,000 too, has had its first interim update: the steady state.
+  const due = engine.list().length;
+  const interimAtBulk = service.counters.interim;
+  await waitFor(() => service.counters.interim - interimAtBulk >= due, 'every session’s first interim update', 120_000);
   const answeredBefore = service.counters.answered;
-  now += settings.interval * 1000 + 1000;
+  const interimBefore = service.counters.interim;
   const cpu0 = process.cpuUsage();
   const wall0 = performance.now();
-  service.interimRound();
-  const due = engine.list().length;
-  await waitFor(() => service.accountingPending() === 0, 'one round of interim updates answered');
-  const interimAnswered = service.counters.answered - answeredBefore;
+  await new Promise((r) => setTimeout(r, INTERIM_WINDOWS * INTERVAL * 1000));
   const cpu = process.cpuUsage(cpu0);
-  const roundWallMs = performance.now() - wall0;
-  const roundCpuMs = (cpu.user + cpu.system) / 1000;
-  const perSession = roundCpuMs / due;
+  const windowMs = performance.now() - wall0;
+  const interimSent = service.counters.interim - interimBefore;
+  const interimAnswered = service.counters.answered - answeredBefore;
+  const windowCpuMs = (cpu.user + cpu.system) / 1000;
+  // Per update answered in the window: what was sent, answered and verified (updates queued
+  // before the window and answered in it were sent in it).
+  const perSession = windowCpuMs / Math.max(1, interimAnswered);
   const shareAt = (interval: number) => (perSession * SESSIONS) / (interval * 1000) * 100;
 
   // ---- Disconnect-Request ------------------------------------------------------------------
@@ -168,11 +176,13 @@ try {
     load_average_1m: round(loadavg()[0]!, 2),
     accounting_starts_in_detail: starts,
     interim_sessions: due,
+    interim_window_ms: round(windowMs),
+    interim_sent: interimSent,
     interim_answered: interimAnswered,
-    interim_round_wall_ms: round(roundWallMs),
-    interim_round_cpu_ms: round(roundCpuMs),
-    interim_cpu_percent_at_120s: round(shareAt(120), 2),
+    interim_window_cpu_ms: round(windowCpuMs),
+    interim_cpu_us_per_update: round(perSession * 1000),
     interim_cpu_percent_at_10s: round(shareAt(10), 2),
+    interim_cpu_percent_at_120s: round(shareAt(120), 2),
     disconnects: DISCONNECTS,
     disconnect_acked: acked,
     disconnect_still_on: stillOn,
@@ -184,7 +194,7 @@ try {
   const pass = report(NAME, { ...figures, not_admitted: LOGINS - admitted, disconnect_failures: DISCONNECTS - acked + stillOn }, {
     not_admitted: 0,
     login_p99_ms: 1000,
-    interim_cpu_percent_at_120s: 5,
+    interim_cpu_percent_at_10s: 5,
     disconnect_p99_ms: 100,
     disconnect_failures: 0,
     accounting_failed: 0,

@@ -27,6 +27,16 @@ describe('Security pages', () => {
       '10.0.0.9',
       '02:66:66:66:66:66',
     );
+    // A conflict between two clients names both MACs; the second one tampered with too.
+    db.prepare('INSERT INTO health_events (time, kind, interface, port, ip, mac, other_mac) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      Date.now(),
+      'ipConflict',
+      'lan',
+      '',
+      '192.168.11.77',
+      '02:aa:00:00:00:01',
+      '<img src=y onerror=alert(2)>',
+    );
     db.close();
     const { context, page } = await newPage(browser);
     const dialogs: string[] = [];
@@ -45,7 +55,8 @@ describe('Security pages', () => {
 
       const events = page.getByTestId('health-events');
       await expect.poll(() => events.textContent()).toContain('Another DHCP service on <img src=x onerror=alert(1)>: address 10.0.0.9, MAC 02:66:66:66:66:66');
-      expect(await page.locator('img[src="x"]').count()).toBe(0);
+      await expect.poll(() => events.textContent()).toContain('IP address conflict on lan: 192.168.11.77 is claimed by MAC 02:aa:00:00:00:01 and MAC <img src=y onerror=alert(2)>');
+      expect(await page.locator('img[src="x"], img[src="y"]').count()).toBe(0);
 
       const loopSwitch = page.getByTestId('health-event-settings').getByLabel('Record a network loop');
       await expect.poll(() => loopSwitch.isChecked()).toBe(true);

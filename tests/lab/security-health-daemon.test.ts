@@ -11,7 +11,8 @@ import { LabDaemon } from './lab-daemon.js';
  * The whole built daemon (linux driver, its packet helper beside the bundle) in the gateway
  * namespace, with the factory LAN on br-lan: a rogue dnsmasq appears in a client namespace and
  * the health monitor's own rounds (every 10 s) report it on /api/sysconf/health, as a finding
- * and as a security event, with the rogue's address and MAC.
+ * and as a security event, with the rogue's address and MAC; then two clients take one address
+ * and the same rounds report the conflict with both MACs, as one event while it lasts.
  */
 const blocker = labPrerequisites(HEALTH_LAB_PACKAGES);
 if (blocker) throw new Error(`lab suite cannot run: ${blocker}`);
@@ -57,4 +58,22 @@ describe('health monitor in the daemon', () => {
       run(['kill', readFileSync(pidFile, 'utf8').trim()], { allowFail: true });
     }
   }, 90_000);
+
+  test('two clients holding one address: a finding and one security event with the address and both MACs', async () => {
+    const SHARED = '192.168.11.78';
+    for (const c of lab.clients) inNs(c.ns, ['ip', 'addr', 'add', `${SHARED}/24`, 'dev', c.ifname]);
+    try {
+      // Both talk to the gateway, so its neighbour table holds the address the monitor probes.
+      for (const c of lab.clients) inNs(c.ns, ['ping', '-c', '1', '-W', '1', '-I', SHARED, '192.168.11.1'], { allowFail: true });
+      const [mac, otherMac] = lab.clients.map((c) => c.mac).sort();
+      const expected = { kind: 'ipConflict', interface: 'lan', port: '', ip: SHARED, mac, otherMac };
+      await expect.poll(() => report()?.findings ?? [], { timeout: 40_000, interval: 1000 }).toContainEqual(expect.objectContaining(expected));
+      const firstSeen = report()!.findings.find((f) => f.ip === SHARED)!.firstSeen;
+      // A later round sees it again: still one event.
+      await expect.poll(() => report()!.findings.find((f) => f.ip === SHARED)?.lastSeen ?? 0, { timeout: 40_000, interval: 1000 }).toBeGreaterThan(firstSeen);
+      expect(report()!.events.items.filter((e) => e.ip === SHARED)).toEqual([expect.objectContaining(expected)]);
+    } finally {
+      for (const c of lab.clients) inNs(c.ns, ['ip', 'addr', 'del', `${SHARED}/24`, 'dev', c.ifname], { allowFail: true });
+    }
+  }, 120_000);
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLab, inNs, run, type Lab } from './lab-topology.js';
 import { HEALTH_LAB_PACKAGES, labPrerequisites } from './lab-packages.js';
 import { runCommand } from '../../apps/daemon/src/engine/command-runner.js';
-import { helperProbe, linkMacs, probeInterface, type Detection, type L2Probe, type LoopProbes } from '../../apps/daemon/src/domains/health/health-detectors.js';
+import { helperProbe, linkMacs, neighbourAddresses, probeInterface, type Detection, type L2Probe, type LoopProbes } from '../../apps/daemon/src/domains/health/health-detectors.js';
 import { buildL2Probe } from '../../apps/daemon/l2probe-build.mjs';
 
 /**
@@ -13,7 +13,8 @@ import { buildL2Probe } from '../../apps/daemon/l2probe-build.mjs';
  * probed through the packet helper while client namespaces play what it must find: a rogue
  * dnsmasq (another DHCP server), Debian's pppoe-server (a PPPoE server; its discovery runs in
  * user space, so this kernel without PPP is enough), a client holding the gateway's address
- * (an IP conflict), and a client namespace bridging two of its links to the gateway back
+ * (an IP conflict), two clients holding one address (an IP conflict between them, with both
+ * MACs), and a client namespace bridging two of its links to the gateway back
  * together (a loop). Each is found with its address and MAC; a conflict and a loop are gone
  * when they end.
  */
@@ -53,7 +54,8 @@ const loops: LoopProbes = new Map();
 
 async function findings(): Promise<Detection[]> {
   const macs = await linkMacs(runCommand, prefix);
-  return probeInterface(target, macs.get('br-lan')!, new Set(macs.values()), probe, loops);
+  const neighbours = await neighbourAddresses(runCommand, 'br-lan', prefix);
+  return probeInterface({ ...target, neighbours }, macs.get('br-lan')!, new Set(macs.values()), probe, loops);
 }
 
 const kinds = (list: Detection[], kind: Detection['kind']) => list.filter((d) => d.kind === kind);
@@ -74,7 +76,7 @@ describe('health monitor LAN probes', () => {
     try {
       await expect
         .poll(async () => kinds(await findings(), 'dhcpServer'), { timeout: 20_000, interval: 200 })
-        .toEqual([{ kind: 'dhcpServer', interface: 'lan', port: '', ip: '192.168.11.250', mac: rogue.mac }]);
+        .toEqual([{ kind: 'dhcpServer', interface: 'lan', port: '', ip: '192.168.11.250', mac: rogue.mac, otherMac: '' }]);
       // The gateway never requested the offer: the rogue server handed out no lease.
       expect(readFileSync(join(work, 'rogue.leases'), 'utf8')).toBe('');
     } finally {
@@ -90,7 +92,7 @@ describe('health monitor LAN probes', () => {
     try {
       await expect
         .poll(async () => kinds(await findings(), 'pppoeServer'), { timeout: 20_000, interval: 200 })
-        .toEqual([{ kind: 'pppoeServer', interface: 'lan', port: '', ip: '', mac: rogue.mac }]);
+        .toEqual([{ kind: 'pppoeServer', interface: 'lan', port: '', ip: '', mac: rogue.mac, otherMac: '' }]);
     } finally {
       run(['kill', readFileSync(pidFile, 'utf8').trim()], { allowFail: true });
     }
@@ -102,11 +104,34 @@ describe('health monitor LAN probes', () => {
     try {
       await expect
         .poll(async () => kinds(await findings(), 'ipConflict'), { timeout: 20_000, interval: 200 })
-        .toEqual([{ kind: 'ipConflict', interface: 'lan', port: '', ip: GATEWAY, mac: holder.mac }]);
+        .toEqual([{ kind: 'ipConflict', interface: 'lan', port: '', ip: GATEWAY, mac: holder.mac, otherMac: '' }]);
     } finally {
       inNs(holder.ns, ['ip', 'addr', 'del', `${GATEWAY}/24`, 'dev', holder.ifname]);
     }
     await expect.poll(async () => kinds(await findings(), 'ipConflict'), { timeout: 20_000, interval: 200 }).toEqual([]);
+  });
+
+  test('two clients holding one address: a conflict naming the address and both MACs, gone when one lets it go', async () => {
+    const [first, second] = [lab.clients[0]!, lab.clients[1]!];
+    const SHARED = '192.168.11.77';
+    for (const c of [first, second]) inNs(c.ns, ['ip', 'addr', 'add', `${SHARED}/24`, 'dev', c.ifname]);
+    try {
+      // The clients talk to the gateway, as clients do: its neighbour table learns the address (one MAC of the two).
+      const talk = () => {
+        for (const c of [first, second]) inNs(c.ns, ['ping', '-c', '1', '-W', '1', '-I', SHARED, GATEWAY], { allowFail: true });
+      };
+      talk();
+      await expect.poll(async () => (await neighbourAddresses(runCommand, 'br-lan', prefix)).includes(SHARED), { timeout: 10_000, interval: 100 }).toBe(true);
+      const macs = [first.mac, second.mac].sort();
+      await expect
+        .poll(async () => kinds(await findings(), 'ipConflict'), { timeout: 20_000, interval: 200 })
+        .toEqual([{ kind: 'ipConflict', interface: 'lan', port: '', ip: SHARED, mac: macs[0], otherMac: macs[1] }]);
+    } finally {
+      inNs(second.ns, ['ip', 'addr', 'del', `${SHARED}/24`, 'dev', second.ifname]);
+    }
+    // One holder left: the address answers from one MAC only.
+    await expect.poll(async () => kinds(await findings(), 'ipConflict'), { timeout: 20_000, interval: 200 }).toEqual([]);
+    inNs(first.ns, ['ip', 'addr', 'del', `${SHARED}/24`, 'dev', first.ifname]);
   });
 
   test('a client namespace bridging two of its links back: a loop, named by the port the probe came back on', async () => {

@@ -1,16 +1,18 @@
 import { describe, expect, test } from 'vitest';
 import {
+  arpConflicts,
   arpProbe,
   dhcpDiscover,
   isLoopProbe,
   loopProbe,
   parseArpClaim,
+  parseArpSender,
   parseCapture,
   parseDhcpOffer,
   parsePado,
   pppoePadi,
 } from '../src/domains/health/health-packets.js';
-import { helperProbe, probeInterface, type L2Probe } from '../src/domains/health/health-detectors.js';
+import { helperProbe, neighbourAddresses, probeInterface, type L2Probe } from '../src/domains/health/health-detectors.js';
 
 const GW = '02:00:00:00:00:01';
 const ROGUE = '02:66:66:66:66:66';
@@ -51,13 +53,13 @@ function pado(hostUniq: Buffer, extraTags: Buffer = Buffer.alloc(0), lengthOverr
   return Buffer.concat([eth, head, tags]);
 }
 
-function arpReply(senderMac: string, senderIp: string): Buffer {
+function arpReply(senderMac: string, senderIp: string, op = 2): Buffer {
   const arp = Buffer.alloc(28);
   arp.writeUInt16BE(1, 0);
   arp.writeUInt16BE(0x0800, 2);
   arp[4] = 6;
   arp[5] = 4;
-  arp.writeUInt16BE(2, 6);
+  arp.writeUInt16BE(op, 6);
   Buffer.from(senderMac.replaceAll(':', ''), 'hex').copy(arp, 8);
   Buffer.from(senderIp.split('.').map(Number)).copy(arp, 14);
   const eth = Buffer.concat([Buffer.from(GW.replaceAll(':', ''), 'hex'), Buffer.from(senderMac.replaceAll(':', ''), 'hex'), Buffer.from([0x08, 0x06])]);
@@ -130,6 +132,33 @@ describe('ARP and loops', () => {
     expect(parseArpClaim(arpReply(ROGUE, '192.168.11.1').subarray(0, 40), '192.168.11.1')).toBeNull();
   });
 
+  test('two MACs claiming one address in a window are a conflict (replies, requests, announcements); one MAC, probes and ignored MACs are not', () => {
+    const A = '02:aa:00:00:00:01';
+    const B = '02:bb:00:00:00:02';
+    const C = '02:cc:00:00:00:03';
+    const at = (frame: Buffer) => ({ ifname: 'br-lan', frame });
+    expect(parseArpSender(arpReply(A, '192.168.11.20', 1))).toEqual({ ip: '192.168.11.20', mac: A });
+    expect(parseArpSender(arpProbe(A, '192.168.11.20'))).toBeNull();
+    expect(parseArpSender(arpReply(A, '192.168.11.20', 3))).toBeNull();
+    const frames = [
+      arpReply(B, '192.168.11.20'),
+      arpReply(A, '192.168.11.20'),
+      arpReply(A, '192.168.11.20', 1), // its own request later: the same claim
+      arpReply(C, '192.168.11.5', 1), // a gratuitous announcement of an address held by another
+      arpReply(A, '192.168.11.5'),
+      arpReply(GW, '192.168.11.30'),
+      arpReply(C, '192.168.11.30'), // GW is ignored: one claimant left
+      arpReply(C, '192.168.11.40'),
+      arpProbe(B, '192.168.11.40'), // a probe claims nothing
+      arpReply(B, '192.168.11.50').subarray(0, 30),
+    ].map(at);
+    expect(arpConflicts(frames, (m) => m === GW)).toEqual([
+      { ip: '192.168.11.5', macs: [A, C] },
+      { ip: '192.168.11.20', macs: [A, B] },
+    ]);
+    expect(arpConflicts([], () => false)).toEqual([]);
+  });
+
   test('the loop probe is recognised by its nonce only', () => {
     const nonce = Buffer.alloc(16, 7);
     const frame = loopProbe(GW, nonce);
@@ -155,11 +184,13 @@ describe('ARP and loops', () => {
 describe('the probes of one interface', () => {
   /** A fake wire: answers each probe as a rogue server, the gateway's own server and a loop would. */
   function wire(options: { loop: boolean }) {
-    const sent: Array<{ device: string; type: number | null }> = [];
+    const sent: Array<{ device: string; type: number | null; count: number }> = [];
     let circling: Buffer | null = null;
-    const probe: L2Probe = async (device, _ms, frame) => {
+    const probe: L2Probe = async (device, _ms, frames) => {
+      const list = frames === null ? [] : Buffer.isBuffer(frames) ? [frames] : frames;
+      const frame = list[0] ?? null;
       const type = frame ? frame.readUInt16BE(12) : null;
-      sent.push({ device, type });
+      sent.push({ device, type, count: list.length });
       if (frame === null) return circling ? [{ ifname: 'lanp2', frame: circling }] : [];
       if (type === 0x88b5) {
         if (!options.loop) return [];
@@ -178,28 +209,41 @@ describe('the probes of one interface', () => {
         ];
       }
       if (type === 0x8863) return [{ ifname: 'lanp2', frame: pado(frame.subarray(14 + 6 + 4 + 4, 14 + 6 + 4 + 4 + 8)) }];
-      if (type === 0x0806) return [{ ifname: 'lanp2', frame: arpReply(ROGUE, '192.168.11.1') }];
+      if (type === 0x0806) {
+        // Our own address held by the rogue; 192.168.11.20 answered by two clients, .21 by one.
+        return [
+          { ifname: 'lanp2', frame: arpReply(ROGUE, '192.168.11.1') },
+          { ifname: 'lanp1', frame: arpReply(CLIENT_B, '192.168.11.20') },
+          { ifname: 'lanp2', frame: arpReply(CLIENT_A, '192.168.11.20') },
+          { ifname: 'lanp2', frame: arpReply(CLIENT_A, '192.168.11.21') },
+        ];
+      }
       return [];
     };
     return { probe, sent };
   }
-  const target = { interface: 'lan', device: 'br-lan', addresses: ['192.168.11.1'] };
+  const CLIENT_A = '02:aa:00:00:00:01';
+  const CLIENT_B = '02:bb:00:00:00:02';
+  const target = { interface: 'lan', device: 'br-lan', addresses: ['192.168.11.1'], neighbours: ['192.168.11.20', '192.168.11.21', '192.168.11.1'] };
   const own = new Set([GW, '02:00:00:00:00:09']);
 
   test('answers from another device are findings; our own MACs, other transactions and noise are not', async () => {
     const { probe, sent } = wire({ loop: false });
     expect(await probeInterface(target, GW, own, probe)).toEqual([
-      { kind: 'dhcpServer', interface: 'lan', port: '', ip: '192.168.11.250', mac: ROGUE },
-      { kind: 'pppoeServer', interface: 'lan', port: '', ip: '', mac: ROGUE },
-      { kind: 'ipConflict', interface: 'lan', port: '', ip: '192.168.11.1', mac: ROGUE },
+      { kind: 'dhcpServer', interface: 'lan', port: '', ip: '192.168.11.250', mac: ROGUE, otherMac: '' },
+      { kind: 'pppoeServer', interface: 'lan', port: '', ip: '', mac: ROGUE, otherMac: '' },
+      { kind: 'ipConflict', interface: 'lan', port: '', ip: '192.168.11.1', mac: ROGUE, otherMac: '' },
+      { kind: 'ipConflict', interface: 'lan', port: '', ip: '192.168.11.20', mac: CLIENT_A, otherMac: CLIENT_B },
     ]);
     expect(sent.every((s) => s.device === 'br-lan')).toBe(true);
+    // One ARP probe for our address and one per neighbour that is not ours, in one window.
+    expect(sent.filter((s) => s.type === 0x0806)).toEqual([{ device: 'br-lan', type: 0x0806, count: 3 }]);
   });
 
   test('on a loop only the loop is reported, and while our probe still circles no new broadcast is sent', async () => {
     const { probe, sent } = wire({ loop: true });
     const loops = new Map<string, Buffer>();
-    const loop = [{ kind: 'loop', interface: 'lan', port: 'lanp2', ip: '', mac: '' }];
+    const loop = [{ kind: 'loop', interface: 'lan', port: 'lanp2', ip: '', mac: '', otherMac: '' }];
     expect(await probeInterface(target, GW, own, probe, loops)).toEqual(loop);
     expect(sent.map((s) => s.type)).toEqual([0x88b5]);
     expect(await probeInterface(target, GW, own, probe, loops)).toEqual(loop);
@@ -221,7 +265,28 @@ describe('the packet helper', () => {
     expect(frames).toHaveLength(1);
     expect(await probe('br-lan', 400, null, [0x88b5])).toHaveLength(1);
     expect(calls[1]![7]).toBe('-');
+    await probe('br-lan', 800, [Buffer.from('ffffffffffff020000000001', 'hex'), Buffer.from('ffffffffffff020000000002', 'hex')], [0x0806]);
+    expect(calls[2]![7]).toBe('ffffffffffff020000000001,ffffffffffff020000000002');
     await expect(probe('br-lan; reboot', 400, null, [0x88b5])).rejects.toThrow(/device name/);
-    expect(calls).toHaveLength(2);
+    expect(calls).toHaveLength(3);
+  });
+
+  test('the neighbours to probe: IPv4 entries with a link-layer address, nothing else from the JSON', async () => {
+    const calls: string[][] = [];
+    const entries = [
+      { dst: '192.168.11.20', lladdr: '02:aa:00:00:00:01', state: ['REACHABLE'] },
+      { dst: '192.168.11.21', state: ['FAILED'] },
+      { dst: '192.168.11.20', lladdr: '02:aa:00:00:00:01', state: ['STALE'] },
+      { dst: '192.168.11.22\n; reboot', lladdr: '02:aa:00:00:00:02' },
+      { dst: 'fe80::1', lladdr: '02:aa:00:00:00:03' },
+    ];
+    const run = async (argv: readonly string[]) => {
+      calls.push([...argv]);
+      return { exitCode: 0, stdout: JSON.stringify(entries), stderr: '' };
+    };
+    expect(await neighbourAddresses(run, 'br-lan', ['ip', 'netns', 'exec', 'gw'])).toEqual(['192.168.11.20']);
+    expect(calls).toEqual([['ip', 'netns', 'exec', 'gw', 'ip', '-j', '-4', 'neigh', 'show', 'dev', 'br-lan']]);
+    expect(await neighbourAddresses(async () => ({ exitCode: 0, stdout: 'not json', stderr: '' }), 'br-lan')).toEqual([]);
+    await expect(neighbourAddresses(run, 'br-lan; reboot')).rejects.toThrow(/device name/);
   });
 });

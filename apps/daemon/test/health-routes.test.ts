@@ -13,24 +13,32 @@ const GW = '02:00:00:00:00:01';
 const ROGUE = '02:66:66:66:66:66';
 
 /** What the fake wire answers this round. */
-const wire = { rogueArp: false, loop: false };
+const wire = { rogueArp: false, pairArp: false, loop: false };
+const CLIENT_A = '02:aa:00:00:00:01';
+const CLIENT_B = '02:bb:00:00:00:02';
 
-/** ARP reply of the rogue holder of 192.168.11.1, and our loop probe back on lanp2. */
+/** An ARP reply from `mac` claiming `ip`. */
+function arpReply(mac: string, ip: string): { ifname: string; frame: Buffer } {
+  const arp = Buffer.alloc(28);
+  arp.writeUInt16BE(1, 0);
+  arp.writeUInt16BE(0x0800, 2);
+  arp[4] = 6;
+  arp[5] = 4;
+  arp.writeUInt16BE(2, 6);
+  Buffer.from(mac.replaceAll(':', ''), 'hex').copy(arp, 8);
+  Buffer.from(ip.split('.').map(Number)).copy(arp, 14);
+  return { ifname: 'lanp1', frame: Buffer.concat([Buffer.from('020000000001' + mac.replaceAll(':', '') + '0806', 'hex'), arp]) };
+}
+
+/** ARP replies of the rogue holder of 192.168.11.1 and of two clients both holding .20; our loop probe back on lanp2. */
 let circling: Buffer | null = null;
-const probe: L2Probe = async (_device, _ms, frame) => {
+const probe: L2Probe = async (_device, _ms, frames) => {
   // Listening only: our earlier loop probe comes round again while the loop is there.
-  if (frame === null) return wire.loop && circling ? [{ ifname: 'lanp2', frame: circling }] : [];
+  if (frames === null) return wire.loop && circling ? [{ ifname: 'lanp2', frame: circling }] : [];
+  const frame = Buffer.isBuffer(frames) ? frames : frames[0]!;
   const type = frame.readUInt16BE(12);
-  if (type === 0x0806 && wire.rogueArp) {
-    const arp = Buffer.alloc(28);
-    arp.writeUInt16BE(1, 0);
-    arp.writeUInt16BE(0x0800, 2);
-    arp[4] = 6;
-    arp[5] = 4;
-    arp.writeUInt16BE(2, 6);
-    Buffer.from(ROGUE.replaceAll(':', ''), 'hex').copy(arp, 8);
-    Buffer.from([192, 168, 11, 1]).copy(arp, 14);
-    return [{ ifname: 'lanp1', frame: Buffer.concat([Buffer.from('020000000001' + ROGUE.replaceAll(':', '') + '0806', 'hex'), arp]) }];
+  if (type === 0x0806) {
+    return [...(wire.rogueArp ? [arpReply(ROGUE, '192.168.11.1')] : []), ...(wire.pairArp ? [arpReply(CLIENT_B, '192.168.11.20'), arpReply(CLIENT_A, '192.168.11.20')] : [])];
   }
   if (type === 0x88b5 && wire.loop) {
     circling = frame;
@@ -90,6 +98,7 @@ beforeAll(async () => {
         probe,
         macs: async () => new Map([['br-lan', GW], ['lanp1', '02:00:00:00:00:02']]),
         targets: () => [{ interface: 'lan', device: 'br-lan', addresses: ['192.168.11.1'] }],
+        neighbours: async () => ['192.168.11.20'],
         links: () => [{ interface: 'wan1', device: 'wan1', counters: { ...counters } }],
         upstreams: () => [upstream],
         measure: (target) => measureUpstream(target, 5000),
@@ -161,8 +170,8 @@ describe('sysconf/health', () => {
     wire.rogueArp = true;
     clock.advance(10);
     let r = await round();
-    expect(r.findings).toEqual([{ kind: 'ipConflict', interface: 'lan', port: '', ip: '192.168.11.1', mac: ROGUE, firstSeen: clock.ms, lastSeen: clock.ms }]);
-    expect(r.events.items).toEqual([{ id: expect.any(Number), time: clock.ms, kind: 'ipConflict', interface: 'lan', port: '', ip: '192.168.11.1', mac: ROGUE }]);
+    expect(r.findings).toEqual([{ kind: 'ipConflict', interface: 'lan', port: '', ip: '192.168.11.1', mac: ROGUE, otherMac: '', firstSeen: clock.ms, lastSeen: clock.ms }]);
+    expect(r.events.items).toEqual([{ id: expect.any(Number), time: clock.ms, kind: 'ipConflict', interface: 'lan', port: '', ip: '192.168.11.1', mac: ROGUE, otherMac: '' }]);
     clock.advance(10);
     r = await round();
     expect(r.events.total).toBe(1);
@@ -171,6 +180,26 @@ describe('sysconf/health', () => {
     await round();
     await round();
     r = await round();
+    expect(r.findings).toEqual([]);
+  });
+
+  test('two clients claiming one address: one event naming the address and both MACs, none while it persists', async () => {
+    const before = (await report()).events.total;
+    wire.pairArp = true;
+    clock.advance(10);
+    let r = await round();
+    const pair = { kind: 'ipConflict', interface: 'lan', port: '', ip: '192.168.11.20', mac: CLIENT_A, otherMac: CLIENT_B };
+    expect(r.findings).toEqual([{ ...pair, firstSeen: clock.ms, lastSeen: clock.ms }]);
+    expect(r.events.total).toBe(before + 1);
+    expect(r.events.items[0]).toEqual({ id: expect.any(Number), time: clock.ms, ...pair });
+    for (let i = 0; i < 3; i++) {
+      clock.advance(10);
+      r = await round();
+    }
+    expect(r.events.total).toBe(before + 1);
+    expect(r.findings).toEqual([expect.objectContaining({ ...pair, lastSeen: clock.ms })]);
+    wire.pairArp = false;
+    for (let i = 0; i < 3; i++) r = await round();
     expect(r.findings).toEqual([]);
   });
 
@@ -183,7 +212,7 @@ describe('sysconf/health', () => {
     wire.loop = true;
     const r = await round();
     expect(r.findings).toEqual([expect.objectContaining({ kind: 'loop', interface: 'lan', port: 'lanp2' })]);
-    expect(r.events.items.map((e) => e.kind)).toEqual(['ipConflict']);
+    expect(r.events.items.map((e) => e.kind)).toEqual(['ipConflict', 'ipConflict']);
     wire.loop = false;
   });
 });

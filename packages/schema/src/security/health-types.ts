@@ -26,6 +26,8 @@ export const healthFindingSchema = z.object({
   ip: z.string(),
   /** The other server's or the conflicting holder's MAC; empty for loops. */
   mac: z.string(),
+  /** A conflict between two other devices: the second MAC claiming `ip`; else empty. */
+  otherMac: z.string(),
   firstSeen: ms(),
   lastSeen: ms(),
 });
@@ -39,6 +41,7 @@ export const healthEventSchema = z.object({
   port: z.string(),
   ip: z.string(),
   mac: z.string(),
+  otherMac: z.string(),
 });
 export type HealthEvent = z.infer<typeof healthEventSchema>;
 

@@ -1,4 +1,5 @@
 import { useEffect, useState, type ReactNode } from 'react';
+import type { TFunction } from 'i18next';
 import { Alert, Badge, Group, Stack, Switch, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { formatBytes, formatSpeed, HEALTH_FINDING_KINDS, type HealthFindingKind, type HealthReport, type SecurityEvents } from '@portico/schema';
@@ -16,6 +17,12 @@ function Section(props: { title: string; children: ReactNode }) {
       {props.children}
     </Stack>
   );
+}
+
+/** A finding or event in words: a conflict between two other devices names both MACs. React escapes the text. */
+function findingText(t: TFunction, f: Pick<HealthReport['findings'][number], 'kind' | 'interface' | 'port' | 'ip' | 'mac' | 'otherMac'>): string {
+  const key = f.kind === 'ipConflict' && f.otherMac ? 'health.finding.ipConflictPair' : `health.finding.${f.kind}`;
+  return t(key, { interface: f.interface, ip: f.ip, mac: f.mac, otherMac: f.otherMac, port: f.port });
 }
 
 /** Which findings become events (`sysconf/events`): one switch per kind, saved as it is turned. */
@@ -79,13 +86,13 @@ export default function HealthPage() {
                 testId="health-findings"
                 head={[t('health.field.event'), t('health.field.firstSeen'), t('health.field.lastSeen')]}
                 rows={data.findings.map((f) => ({
-                  key: `${f.kind} ${f.interface} ${f.port} ${f.ip} ${f.mac}`,
+                  key: `${f.kind} ${f.interface} ${f.port} ${f.ip} ${f.mac} ${f.otherMac}`,
                   cells: [
                     <Group gap={6} wrap="nowrap">
                       <Badge color="red" variant="light">
                         {t(`health.kind.${f.kind}`)}
                       </Badge>
-                      <Text size="sm">{t(`health.finding.${f.kind}`, { interface: f.interface, ip: f.ip, mac: f.mac, port: f.port })}</Text>
+                      <Text size="sm">{findingText(t, f)}</Text>
                     </Group>,
                     time(f.firstSeen),
                     time(f.lastSeen),
@@ -156,7 +163,7 @@ export default function HealthPage() {
                   head={[t('health.field.time'), t('health.field.event')]}
                   rows={data.events.items.map((e) => ({
                     key: String(e.id),
-                    cells: [time(e.time), t(`health.finding.${e.kind}`, { interface: e.interface, ip: e.ip, mac: e.mac, port: e.port })],
+                    cells: [time(e.time), findingText(t, e)],
                   }))}
                 />
                 <Text size="xs" c="dimmed">

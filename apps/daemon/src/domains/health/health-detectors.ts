@@ -5,8 +5,10 @@ import {
   arpProbe,
   dhcpDiscover,
   ETHERTYPE,
+  isIpv4,
   isLoopProbe,
   loopProbe,
+  arpConflicts,
   parseArpClaim,
   parseCapture,
   parseDhcpOffer,
@@ -22,6 +24,8 @@ export interface Detection {
   port: string;
   ip: string;
   mac: string;
+  /** An address conflict between two other devices: the second MAC (the two sorted); else empty. */
+  otherMac: string;
 }
 
 /** A LAN the probes watch: its configured name, the layer-2 device and its addresses. */
@@ -29,13 +33,18 @@ export interface ProbeTarget {
   interface: string;
   device: string;
   addresses: readonly string[];
+  /** Other devices' addresses on the LAN (its neighbour table), probed for a conflict between two of them. */
+  neighbours?: readonly string[];
 }
 
 /** What a probe listens for, filtered in the kernel: an ethertype, or IPv4 UDP to a port. */
 export type CaptureFilter = number | { udpPort: number };
 
-/** Sends one frame out of `device` (none: only listens) and returns the frames that pass `filters` meanwhile. */
-export type L2Probe = (device: string, listenMs: number, frame: Buffer | null, filters: readonly CaptureFilter[]) => Promise<CapturedFrame[]>;
+/** Sends frames out of `device` (none: only listens) and returns the frames that pass `filters` meanwhile. */
+export type L2Probe = (device: string, listenMs: number, frame: Buffer | readonly Buffer[] | null, filters: readonly CaptureFilter[]) => Promise<CapturedFrame[]>;
+
+/** Neighbours probed per interface and round at most: the helper sends at most 1024 frames. */
+export const MAX_NEIGHBOUR_PROBES = 1000;
 
 function filterArg(filter: CaptureFilter): string {
   if (typeof filter === 'number') return filter.toString(16).padStart(4, '0');
@@ -52,7 +61,8 @@ const DEVICE_NAME = /^[A-Za-z0-9_.@-]{1,15}$/;
 export function helperProbe(run: CommandRunner, helper: string, prefix: readonly string[] = []): L2Probe {
   return async (device, listenMs, frame, filters) => {
     if (!DEVICE_NAME.test(device)) throw new Error(`not a device name: ${JSON.stringify(device)}`);
-    const argv = [...prefix, helper, device, String(listenMs), frame ? frame.toString('hex') : '-', ...filters.map(filterArg)];
+    const frames = frame === null ? [] : Buffer.isBuffer(frame) ? [frame] : frame;
+    const argv = [...prefix, helper, device, String(listenMs), frames.length ? frames.map((f) => f.toString('hex')).join(',') : '-', ...filters.map(filterArg)];
     const result = await run(argv, { timeoutMs: listenMs + 5000 });
     if (result.exitCode !== 0) throw new Error(`portico-l2probe on ${device}: ${result.stderr.slice(0, 200)}`);
     return parseCapture(result.stdout);
@@ -79,7 +89,33 @@ export async function linkMacs(run: CommandRunner, prefix: readonly string[] = [
   return macs;
 }
 
-const dedupe = (list: Detection[]) => [...new Map(list.map((d) => [`${d.kind} ${d.interface} ${d.port} ${d.ip} ${d.mac}`, d])).values()];
+/**
+ * The IPv4 neighbours of `device` the kernel holds with a link-layer address, from
+ * `ip -j -4 neigh show`. It keeps one MAC per address, so it only says which addresses to
+ * probe: the probe's answers show every MAC that holds one.
+ */
+export async function neighbourAddresses(run: CommandRunner, device: string, prefix: readonly string[] = []): Promise<string[]> {
+  if (!DEVICE_NAME.test(device)) throw new Error(`not a device name: ${JSON.stringify(device)}`);
+  const result = await run([...prefix, 'ip', '-j', '-4', 'neigh', 'show', 'dev', device], { timeoutMs: 5000 });
+  if (result.exitCode !== 0) return [];
+  let entries: unknown;
+  try {
+    entries = JSON.parse(result.stdout);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(entries)) return [];
+  const out = new Set<string>();
+  for (const e of entries as Array<{ dst?: unknown; lladdr?: unknown }>) {
+    if (typeof e.dst === 'string' && isIpv4(e.dst) && typeof e.lladdr === 'string') out.add(e.dst);
+  }
+  return [...out];
+}
+
+/** A finding's identity: the same finding seen again is not news. */
+export const detectionKey = (d: Detection) => `${d.kind} ${d.interface} ${d.port} ${d.ip} ${d.mac} ${d.otherMac}`;
+
+const dedupe = (list: Detection[]) => [...new Map(list.map((d) => [detectionKey(d), d])).values()];
 
 /** The nonce of the loop probe still circling each interface's loop, by interface. */
 export type LoopProbes = Map<string, Buffer>;
@@ -95,7 +131,7 @@ export type LoopProbes = Map<string, Buffer>;
  */
 export async function probeInterface(target: ProbeTarget, mac: string, ownMacs: ReadonlySet<string>, probe: L2Probe, loops: LoopProbes = new Map()): Promise<Detection[]> {
   const found: Detection[] = [];
-  const base = { interface: target.interface, port: '', ip: '', mac: '' };
+  const base = { interface: target.interface, port: '', ip: '', mac: '', otherMac: '' };
   const foreign = (m: string) => !ownMacs.has(m) && m !== mac;
 
   const loopPorts = async (nonce: Buffer, frame: Buffer | null) => {
@@ -126,10 +162,23 @@ export async function probeInterface(target: ProbeTarget, mac: string, ownMacs: 
     if (pado && foreign(pado.acMac)) found.push({ ...base, kind: 'pppoeServer', mac: pado.acMac });
   }
 
-  for (const ip of target.addresses) {
-    for (const { frame } of await probe(target.device, LISTEN_MS.arp, arpProbe(mac, ip), [ETHERTYPE.arp])) {
-      const claim = parseArpClaim(frame, ip);
-      if (claim && foreign(claim.mac)) found.push({ ...base, kind: 'ipConflict', ip: claim.ip, mac: claim.mac });
+  // One ARP probe per address of ours and per neighbour, answered in one listening window: a
+  // foreign claim of ours is a conflict with the gateway; two MACs claiming one other address
+  // (answers, or their own requests and announcements meanwhile) a conflict between clients.
+  const own = new Set(target.addresses);
+  const others = (target.neighbours ?? []).filter((ip) => !own.has(ip)).slice(0, MAX_NEIGHBOUR_PROBES);
+  const probed = [...target.addresses, ...others];
+  if (probed.length) {
+    const frames = await probe(target.device, LISTEN_MS.arp, probed.map((ip) => arpProbe(mac, ip)), [ETHERTYPE.arp]);
+    for (const ip of target.addresses) {
+      for (const { frame } of frames) {
+        const claim = parseArpClaim(frame, ip);
+        if (claim && foreign(claim.mac)) found.push({ ...base, kind: 'ipConflict', ip: claim.ip, mac: claim.mac });
+      }
+    }
+    for (const { ip, macs } of arpConflicts(frames, (m) => !foreign(m))) {
+      if (own.has(ip)) continue;
+      for (let i = 1; i < macs.length; i++) found.push({ ...base, kind: 'ipConflict', ip, mac: macs[0]!, otherMac: macs[i]! });
     }
   }
   return dedupe(found);

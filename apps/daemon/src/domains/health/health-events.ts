@@ -15,6 +15,7 @@ export const HEALTH_MIGRATIONS: readonly ModuleMigration[] = [
       mac TEXT NOT NULL
     )`,
   },
+  { name: 'health-events-other-mac', sql: `ALTER TABLE health_events ADD COLUMN other_mac TEXT NOT NULL DEFAULT ''` },
 ];
 
 /** Events kept; older ones go as new ones come, so a flapping LAN cannot fill the disk. */
@@ -29,8 +30,8 @@ export class HealthEventStore {
   append(event: NewHealthEvent): void {
     this.db.transaction(() => {
       this.db
-        .prepare('INSERT INTO health_events (time, kind, interface, port, ip, mac) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(event.time, event.kind, event.interface, event.port, event.ip, event.mac);
+        .prepare('INSERT INTO health_events (time, kind, interface, port, ip, mac, other_mac) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(event.time, event.kind, event.interface, event.port, event.ip, event.mac, event.otherMac);
       this.db.prepare('DELETE FROM health_events WHERE id <= (SELECT MAX(id) FROM health_events) - ?').run(HEALTH_EVENTS_KEPT);
     })();
   }
@@ -38,7 +39,7 @@ export class HealthEventStore {
   /** Newest first. */
   list(limit: number, offset = 0): { items: HealthEvent[]; total: number } {
     const items = this.db
-      .prepare('SELECT id, time, kind, interface, port, ip, mac FROM health_events ORDER BY id DESC LIMIT ? OFFSET ?')
+      .prepare('SELECT id, time, kind, interface, port, ip, mac, other_mac AS otherMac FROM health_events ORDER BY id DESC LIMIT ? OFFSET ?')
       .all(limit, offset) as HealthEvent[];
     const { total } = this.db.prepare('SELECT COUNT(*) AS total FROM health_events').get() as { total: number };
     return { items: items.map((e) => ({ ...e, kind: e.kind as HealthFindingKind })), total };

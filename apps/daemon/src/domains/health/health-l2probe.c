@@ -1,15 +1,17 @@
 /*
- * portico-l2probe: sends one Ethernet frame out of one interface and prints the frames that
+ * portico-l2probe: sends Ethernet frames out of one interface and prints the frames that
  * arrive on any interface of the network namespace for a while. The health monitor builds the
- * frame (DHCPDISCOVER, PADI, ARP probe, loop probe) and parses every answer itself
+ * frames (DHCPDISCOVER, PADI, ARP probe, loop probe) and parses every answer itself
  * (health-packets.ts); this helper only does what Node cannot: AF_PACKET.
  *
- * usage: portico-l2probe <ifname> <listen-ms> <frame-hex | -> [<ethertype-hex> | udp:<port> ...]
+ * usage: portico-l2probe <ifname> <listen-ms> <frame-hex[,frame-hex...] | -> [<ethertype-hex> | udp:<port> ...]
  * output: one line per received frame: <ifname> <pkttype> <hex of at most 1518 bytes>
- * `-` sends nothing and only listens. Frames we sent ourselves (PACKET_OUTGOING) are not
- * printed; at most 512 frames are. What is listened for is filtered in the kernel (a socket
- * filter): an ethertype, or `udp:<port>`, IPv4 UDP to that port (unfragmented), so neither a
- * busy router's own traffic nor a storm on a looped LAN crowds the answers out of the queue.
+ * `-` sends nothing and only listens; a comma-separated list sends up to 1024 frames one after
+ * the other (an ARP probe per address in the neighbour table), and <listen-ms> counts from the
+ * last. Frames we sent ourselves (PACKET_OUTGOING) are not printed; at most 4096 frames are.
+ * What is listened for is filtered in the kernel (a socket filter): an ethertype, or
+ * `udp:<port>`, IPv4 UDP to that port (unfragmented), so neither a busy router's own traffic
+ * nor a storm on a looped LAN crowds the answers out of the queue.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,7 +28,8 @@
 #include <unistd.h>
 
 #define MAX_FRAME 1518
-#define MAX_FRAMES 512
+#define MAX_FRAMES 4096
+#define MAX_SEND 1024
 #define MAX_TYPES 8
 
 static int hexval(char c) {
@@ -58,13 +61,19 @@ int main(int argc, char **argv) {
   long listen_ms = strtol(argv[2], &end, 10);
   if (*end || listen_ms < 1 || listen_ms > 10000) { errno = 0; return fail("listen-ms"); }
   int send_frame = strcmp(argv[3], "-") != 0;
-  size_t hexlen = send_frame ? strlen(argv[3]) : 28;
-  if (hexlen % 2 || hexlen / 2 < 14 || hexlen / 2 > MAX_FRAME) { errno = 0; return fail("frame"); }
-  size_t len = send_frame ? hexlen / 2 : 0;
-  for (size_t i = 0; send_frame && i < len; i++) {
-    int hi = hexval(argv[3][2 * i]), lo = hexval(argv[3][2 * i + 1]);
-    if (hi < 0 || lo < 0) { errno = 0; return fail("frame"); }
-    frame[i] = (unsigned char)(hi << 4 | lo);
+  /* The frames to send, each checked before any leaves: a bad list sends nothing. */
+  const char *list = argv[3];
+  size_t nsend = 0, starts_at[MAX_SEND], lens[MAX_SEND];
+  for (size_t at = 0; send_frame;) {
+    size_t hexlen = strcspn(list + at, ",");
+    if (nsend == MAX_SEND || hexlen % 2 || hexlen / 2 < 14 || hexlen / 2 > MAX_FRAME) { errno = 0; return fail("frame"); }
+    for (size_t i = 0; i < hexlen; i++)
+      if (hexval(list[at + i]) < 0) { errno = 0; return fail("frame"); }
+    starts_at[nsend] = at;
+    lens[nsend++] = hexlen / 2;
+    at += hexlen;
+    if (list[at] == '\0') break;
+    at++;
   }
   for (int i = 4; i < argc; i++) {
     if (strncmp(argv[i], "udp:", 4) == 0) {
@@ -122,9 +131,12 @@ int main(int argc, char **argv) {
   if (send_frame) {
     int tx = socket(AF_PACKET, SOCK_RAW, 0);
     if (tx < 0) return fail("send socket");
-    struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_ifindex = (int)ifindex, .sll_halen = ETH_ALEN };
-    memcpy(to.sll_addr, frame, ETH_ALEN);
-    if (sendto(tx, frame, len, 0, (struct sockaddr *)&to, sizeof to) != (ssize_t)len) return fail("send");
+    for (size_t f = 0; f < nsend; f++) {
+      for (size_t i = 0; i < lens[f]; i++) frame[i] = (unsigned char)(hexval(list[starts_at[f] + 2 * i]) << 4 | hexval(list[starts_at[f] + 2 * i + 1]));
+      struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_ifindex = (int)ifindex, .sll_halen = ETH_ALEN };
+      memcpy(to.sll_addr, frame, ETH_ALEN);
+      if (sendto(tx, frame, lens[f], 0, (struct sockaddr *)&to, sizeof to) != (ssize_t)lens[f]) return fail("send");
+    }
   }
 
   long long deadline = now_ms() + listen_ms;

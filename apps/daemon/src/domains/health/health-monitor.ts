@@ -1,6 +1,6 @@
 import { HEALTH_MONITOR_INTERVAL, type HealthFinding, type HealthFindingKind, type HealthLink, type HealthReport } from '@portico/schema';
 import type { Scheduler } from '../../config/config-types.js';
-import { probeInterface, type Detection, type L2Probe, type LoopProbes, type ProbeTarget } from './health-detectors.js';
+import { detectionKey, probeInterface, type Detection, type L2Probe, type LoopProbes, type ProbeTarget } from './health-detectors.js';
 import type { HealthEventStore } from './health-events.js';
 import type { UpstreamTarget, UpstreamTimes } from './health-network-probe.js';
 import { LinkStatistics, type DiskUse, type LinkCounters, type MemoryUse } from './health-system.js';
@@ -13,6 +13,8 @@ export interface HealthSources {
   macs(): Promise<Map<string, string>>;
   /** The LANs to probe, from the configuration. */
   targets(): ProbeTarget[];
+  /** The other devices' addresses on a LAN device (its neighbour table). */
+  neighbours(device: string): Promise<string[]>;
   /** The links whose statistics are shown, with their counters now. */
   links(): Array<{ interface: string; device: string; counters: LinkCounters }>;
   upstreams(): UpstreamTarget[];
@@ -30,8 +32,6 @@ interface Held {
   finding: HealthFinding;
   missed: number;
 }
-
-const keyOf = (d: Detection) => `${d.kind} ${d.interface} ${d.port} ${d.ip} ${d.mac}`;
 
 /**
  * The health monitor (spec §2 /security/health, §9 interval 10 s): every interval one round
@@ -124,7 +124,8 @@ export class HealthMonitor {
       const mac = macs.get(target.device);
       if (!mac) continue;
       try {
-        for (const d of await probeInterface(target, mac, own, probe, this.loops)) seen.set(keyOf(d), d);
+        const neighbours = await this.sources.neighbours(target.device);
+        for (const d of await probeInterface({ ...target, neighbours }, mac, own, probe, this.loops)) seen.set(detectionKey(d), d);
         probed.add(target.interface);
         this.failing.delete(target.interface);
       } catch (error) {

@@ -24,8 +24,10 @@ export function macText(bytes: Buffer, at = 0): string {
   return [...bytes.subarray(at, at + 6)].map((b) => b.toString(16).padStart(2, '0')).join(':');
 }
 
+export const isIpv4 = (text: string): boolean => IPV4_TEXT.test(text);
+
 export function ipv4Bytes(ip: string): Buffer {
-  if (!IPV4_TEXT.test(ip)) throw new Error(`not an IPv4 address: ${JSON.stringify(ip)}`);
+  if (!isIpv4(ip)) throw new Error(`not an IPv4 address: ${JSON.stringify(ip)}`);
   return Buffer.from(ip.split('.').map(Number));
 }
 
@@ -172,16 +174,44 @@ export function arpProbe(mac: string, ip: string): Buffer {
   return ethernet(BROADCAST, macBytes(mac), ETHERTYPE.arp, arp);
 }
 
-/** Who claims `ip` in an ARP frame (a reply, or an announcement of it), or null. */
-export function parseArpClaim(frame: Buffer, ip: string): { ip: string; mac: string } | null {
+/**
+ * The address an ARP frame's sender claims and its MAC (a request, a reply or an
+ * announcement), or null. A probe (sender 0.0.0.0) claims nothing (RFC 5227 §1.1).
+ */
+export function parseArpSender(frame: Buffer): { ip: string; mac: string } | null {
   const arp = payloadOf(frame, ETHERTYPE.arp);
   if (!arp || arp.length < 28) return null;
   if (arp.readUInt16BE(0) !== 1 || arp.readUInt16BE(2) !== ETHERTYPE.ipv4 || arp[4] !== 6 || arp[5] !== 4) return null;
   const op = arp.readUInt16BE(6);
   if (op !== 1 && op !== 2) return null;
-  // The sender protocol address is what a holder claims; a probe (sender 0.0.0.0) claims nothing.
-  if (ipv4Text(arp, 14) !== ip) return null;
-  return { ip, mac: macText(arp, 8) };
+  if (arp.readUInt32BE(14) === 0) return null;
+  return { ip: ipv4Text(arp, 14), mac: macText(arp, 8) };
+}
+
+/** Who claims `ip` in an ARP frame (a reply, or an announcement of it), or null. */
+export function parseArpClaim(frame: Buffer, ip: string): { ip: string; mac: string } | null {
+  const claim = parseArpSender(frame);
+  return claim && claim.ip === ip ? claim : null;
+}
+
+/**
+ * The addresses two or more MACs claimed among these ARP frames, each with its MACs sorted:
+ * within one listening window that is a conflict (RFC 5227 §2.1.1: an ARP packet whose sender
+ * address is one in use by another hardware address), not a lease handed on later.
+ */
+export function arpConflicts(frames: readonly CapturedFrame[], ignoreMac: (mac: string) => boolean): Array<{ ip: string; macs: string[] }> {
+  const claims = new Map<string, Set<string>>();
+  for (const { frame } of frames) {
+    const claim = parseArpSender(frame);
+    if (!claim || ignoreMac(claim.mac)) continue;
+    let macs = claims.get(claim.ip);
+    if (!macs) claims.set(claim.ip, (macs = new Set()));
+    macs.add(claim.mac);
+  }
+  return [...claims]
+    .filter(([, macs]) => macs.size > 1)
+    .map(([ip, macs]) => ({ ip, macs: [...macs].sort() }))
+    .sort((a, b) => ipv4Bytes(a.ip).compare(ipv4Bytes(b.ip)));
 }
 
 // --- Loop: our own frame coming back in ---------------------------------------------------

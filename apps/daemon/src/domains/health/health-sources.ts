@@ -7,7 +7,7 @@ import type { CommandRunner } from '../../engine/command-runner.js';
 import { singletonRecord } from '../../config/config-domains.js';
 import type { Scheduler } from '../../config/config-types.js';
 import { NETWORK_FILES, networkConfigOf, planNetwork, type NetworkPlan } from '../network/network-public.js';
-import { helperProbe, linkMacs } from './health-detectors.js';
+import { helperProbe, linkMacs, neighbourAddresses } from './health-detectors.js';
 import type { ExaminationSources, LineState } from './health-examination.js';
 import type { HealthSources } from './health-monitor.js';
 import { measureUpstream, nameservers, type UpstreamTarget } from './health-network-probe.js';
@@ -121,6 +121,7 @@ export function healthSources(ctx: AppContext, deps: HealthDeps, run: CommandRun
         (plan()?.lans ?? [])
           .filter((l) => l.row.enabled && l.ports.length > 0 && l.addresses.length > 0)
           .map((l) => ({ interface: l.name, device: l.l2, addresses: l.addresses.map((a) => a.address) }))),
+    neighbours: deps.neighbours ?? ((device) => neighbourAddresses(run, device)),
     links: deps.links ?? links,
     upstreams: deps.upstreams ?? (() => (real ? upstreamsOf(plan(), root) : [])),
     measure: deps.measure ?? ((target) => measureUpstream(target)),

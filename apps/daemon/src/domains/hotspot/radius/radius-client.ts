@@ -1,6 +1,7 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import radius from 'radius';
+import { verifyAuthenticator } from './radius-accounting.js';
 
 /**
  * A RADIUS client over UDP (RFC 2865 authentication, RFC 2866 accounting): node-radius encodes
@@ -43,6 +44,8 @@ export type RadiusOutcome =
 
 interface Pending {
   packet: Buffer;
+  /** Builds the packet again for a retransmission under a new identifier (accounting: a new Acct-Delay-Time). */
+  rebuild: ((identifier: number) => Buffer) | null;
   tries: number;
   timer: NodeJS.Timeout | null;
   resolve: (outcome: { kind: 'answer'; response: Buffer } | { kind: 'timeout' } | { kind: 'unreachable' }) => void;
@@ -66,14 +69,13 @@ function hasAttribute(packet: Buffer, type: number): boolean {
  * one (node-radius checks both). Servers that predate RFC 3579's advice answer a request with a
  * Message-Authenticator without one: their answer is verified by its authenticator alone.
  */
-function verifyResponse(request: Buffer, response: Buffer, secret: string): boolean {
+function verifyResponse(request: Buffer, response: Buffer, secret: string, secretBytes: Buffer, scratch: Buffer): boolean {
   const length = response.readUInt16BE(2);
   if (length < 20 || length > response.length) return false;
   const packet = response.subarray(0, length);
   try {
     if (hasAttribute(packet, 80)) return radius.verify_response({ request, response: Buffer.from(packet), secret });
-    const expected = createHash('md5').update(packet.subarray(0, 4)).update(request.subarray(4, 20)).update(packet.subarray(20)).update(secret).digest();
-    return timingSafeEqual(expected, packet.subarray(4, 20));
+    return verifyAuthenticator(request, packet, secretBytes, scratch);
   } catch {
     return false;
   }
@@ -88,11 +90,16 @@ class EndpointSocket {
   private nextId = randomBytes(1)[0]!;
   private ready: Promise<void>;
   closed = false;
+  private readonly secretBytes: Buffer;
+  /** Where answers are verified: one buffer per socket rather than one per answer. */
+  private readonly scratch: Buffer;
 
   constructor(
     private readonly endpoint: RadiusEndpoint,
     private readonly options: RadiusTransportOptions,
   ) {
+    this.secretBytes = Buffer.from(options.secret, 'utf8');
+    this.scratch = Buffer.alloc(4096 + this.secretBytes.length);
     this.socket = dgram.createSocket(endpoint.host.includes(':') ? 'udp6' : 'udp4');
     this.socket.on('message', (message) => this.onMessage(message));
     // A connected UDP socket hears ICMP errors: every request on it fails at once.
@@ -121,26 +128,35 @@ class EndpointSocket {
     return undefined;
   }
 
-  async request(build: (identifier: number) => Buffer): Promise<{ kind: 'answer'; response: Buffer; request: Buffer } | { kind: 'timeout' } | { kind: 'unreachable' }> {
+  /** One request; `rebuild`: each retransmission is built again under a new identifier. */
+  async request(build: (identifier: number) => Buffer, rebuild = false): Promise<{ kind: 'answer'; response: Buffer } | { kind: 'timeout' } | { kind: 'unreachable' }> {
     const id = this.takeId();
     if (id === undefined) throw new Error('no free RADIUS identifier');
     const packet = build(id);
     const settled = new Promise<{ kind: 'answer'; response: Buffer } | { kind: 'timeout' } | { kind: 'unreachable' }>((resolve) => {
-      this.pending.set(id, { packet, tries: 0, timer: null, resolve, forged: 0 });
+      this.pending.set(id, { packet, rebuild: rebuild ? build : null, tries: 0, timer: null, resolve, forged: 0 });
     });
     await this.ready;
     this.send(id);
-    const result = await settled;
-    return result.kind === 'answer' ? { ...result, request: packet } : result;
+    return settled;
   }
 
-  private send(id: number): void {
+  private send(sentAs: number): void {
+    let id = sentAs;
     const entry = this.pending.get(id);
     if (!entry || this.closed) return;
+    // Changed content needs a new identifier (RFC 2866 §5.2); with none free the same packet goes again.
+    const next = entry.tries > 0 && entry.rebuild ? this.takeId() : undefined;
+    if (next !== undefined) {
+      this.pending.delete(id);
+      entry.packet = entry.rebuild!(next);
+      entry.forged = 0;
+      this.pending.set(next, entry);
+      id = next;
+    }
     entry.tries += 1;
-    this.socket.send(entry.packet, (error) => {
-      if (error) this.finish(id, { kind: 'unreachable' });
-    });
+    // No callback per packet: a send error is the socket's 'error', which fails its requests.
+    this.socket.send(entry.packet);
     entry.timer = setTimeout(() => {
       if (entry.tries > this.options.retries) this.finish(id, { kind: 'timeout' });
       else this.send(id);
@@ -162,7 +178,7 @@ class EndpointSocket {
     const id = message[1]!;
     const entry = this.pending.get(id);
     if (!entry) return;
-    const verified = verifyResponse(entry.packet, message, this.options.secret);
+    const verified = verifyResponse(entry.packet, message, this.options.secret, this.secretBytes, this.scratch);
     // A forged or mangled answer is ignored: the server's own may still come (RFC 2865 §3).
     if (!verified) {
       entry.forged += 1;
@@ -230,6 +246,34 @@ export class RadiusTransport {
 
   /** Sends one request to each server in turn until one answers with a verified packet. */
   async send(servers: readonly RadiusEndpoint[], code: string, attributes: RadiusAttribute[], messageAuthenticator = false): Promise<RadiusOutcome> {
+    const result = await this.exchange(servers, (identifier) => encodeRequest(code, this.options.secret, identifier, attributes, messageAuthenticator), false);
+    if (!result.ok) return result;
+    const { response, server, rttMs } = result;
+    if (code === 'Accounting-Request') return accountingOutcome(response, server, rttMs);
+    let decoded: radius.RadiusPacket;
+    try {
+      decoded = radius.decode({ packet: response, secret: this.options.secret });
+    } catch {
+      return { ok: false, error: 'badResponse' };
+    }
+    const raw = (decoded as unknown as { raw_attributes: Array<[number, Buffer]> }).raw_attributes;
+    return { ok: true, code: decoded.code, raw, server, rttMs };
+  }
+
+  /**
+   * An Accounting-Request built by the caller (radius-accounting.ts) for an identifier; each
+   * retransmission is built again under a new one, so its Acct-Delay-Time is current.
+   */
+  async sendAccounting(servers: readonly RadiusEndpoint[], build: (identifier: number) => Buffer): Promise<RadiusOutcome> {
+    const result = await this.exchange(servers, build, true);
+    return result.ok ? accountingOutcome(result.response, result.server, result.rttMs) : result;
+  }
+
+  private async exchange(
+    servers: readonly RadiusEndpoint[],
+    build: (identifier: number) => Buffer,
+    rebuild: boolean,
+  ): Promise<{ ok: true; response: Buffer; server: RadiusEndpoint; rttMs: number } | { ok: false; error: 'timeout' | 'unreachable' }> {
     // Replaced (new secret or timing) while this request waited: it opens no socket any more.
     if (this.closed) return { ok: false, error: 'unreachable' };
     let worst: 'timeout' | 'unreachable' = 'unreachable';
@@ -241,23 +285,8 @@ export class RadiusTransport {
         return { ok: false, error: 'unreachable' };
       }
       const socket = this.socketFor(server);
-      const result = await socket
-        .request((identifier) => encodeRequest(code, this.options.secret, identifier, attributes, messageAuthenticator))
-        .finally(leave);
-      if (result.kind === 'answer') {
-        // An Accounting-Response carries nothing the NAS reads: its verified code is enough.
-        if (code === 'Accounting-Request') {
-          return { ok: true, code: result.response[0] === 5 ? 'Accounting-Response' : `code ${result.response[0]}`, raw: [], server, rttMs: performance.now() - started };
-        }
-        let decoded: radius.RadiusPacket;
-        try {
-          decoded = radius.decode({ packet: result.response, secret: this.options.secret });
-        } catch {
-          return { ok: false, error: 'badResponse' };
-        }
-        const raw = (decoded as unknown as { raw_attributes: Array<[number, Buffer]> }).raw_attributes;
-        return { ok: true, code: decoded.code, raw, server, rttMs: performance.now() - started };
-      }
+      const result = await socket.request(build, rebuild).finally(leave);
+      if (result.kind === 'answer') return { ok: true, response: result.response, server, rttMs: performance.now() - started };
       if (result.kind === 'timeout') worst = 'timeout';
       // An unreachable server leaves the socket failed: a fresh one next time.
       if (result.kind === 'unreachable') this.drop(socket);
@@ -286,6 +315,11 @@ export class RadiusTransport {
     this.sockets.clear();
     for (const window of this.windows.values()) for (const wake of window.waiting.splice(0)) wake();
   }
+}
+
+/** An Accounting-Response carries nothing the NAS reads: its verified code is enough. */
+function accountingOutcome(response: Buffer, server: RadiusEndpoint, rttMs: number): RadiusOutcome {
+  return { ok: true, code: response[0] === 5 ? 'Accounting-Response' : `code ${response[0]}`, raw: [], server, rttMs };
 }
 
 /** One request packet (node-radius): Access-, Accounting-, Disconnect- or CoA-Request. */

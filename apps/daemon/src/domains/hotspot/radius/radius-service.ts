@@ -5,6 +5,8 @@ import type { HotspotSession, HotspotZone } from '../hotspot-types.js';
 import { LOGIN_ERRORS } from '../hotspot-types.js';
 import type { ClientKey } from '../hotspot-dataplane.js';
 import { chapPassword, RadiusTransport, type RadiusAttribute, type RadiusEndpoint, type RadiusOutcome } from './radius-client.js';
+import { InterimSchedule } from './radius-interim.js';
+import { accountingPacket, accountingTemplate, type AccountingFields, type AcctStatus, type AcctTerminateCause } from './radius-accounting.js';
 import { octetsAndGigawords, readReply, type RadiusReply } from './radius-reply.js';
 import { DaeServer } from './radius-dae.js';
 
@@ -16,7 +18,7 @@ import { DaeServer } from './radius-dae.js';
  */
 
 /** Acct-Terminate-Cause (RFC 2866 §5.10) of each way a session ends. */
-export const TERMINATE_CAUSE: Record<EndReason, string> = {
+export const TERMINATE_CAUSE: Record<EndReason, AcctTerminateCause> = {
   logout: 'User-Request',
   idle: 'Idle-Timeout',
   expired: 'Session-Timeout',
@@ -33,6 +35,11 @@ export const TERMINATE_CAUSE: Record<EndReason, string> = {
  * wait on their answer while accounting does not.
  */
 const ACCOUNTING_WINDOW = 32;
+
+/** The service's timer: the disconnect port checked, due interim updates sent. */
+const TICK_MS = 1000;
+/** Ticks between looks through the engine's sessions for ones restored after a restart. */
+const ADOPTION_TICKS = 30;
 
 /** NAS-Port-Type Wireless-802.11 (RFC 2865 §5.41): the hotspot's clients. */
 const NAS_PORT_TYPE = 'Wireless-802.11';
@@ -74,8 +81,13 @@ export type RadiusTestResult = { ok: true; accepted: boolean; rttMs: number } | 
 export class RadiusService implements OutsideAuthenticator, SessionObserver {
   private transport: { key: string; transport: RadiusTransport } | undefined;
   private engine: HotspotEngine | undefined;
-  /** Next interim update of each accounted session, by Acct-Session-Id. */
-  private readonly nextInterim = new Map<string, number>();
+  /** Next interim update of each accounted session. */
+  private readonly interims = new InterimSchedule();
+  /** Ticks since the engine's sessions were last looked through for restored ones. */
+  private sinceAdoption = Infinity;
+  /** Each accounted session's constant attributes, encoded once (radius-accounting.ts), by Acct-Session-Id. */
+  private readonly templates = new Map<string, { key: string; template: Buffer }>();
+  private secret: { text: string; bytes: Buffer } = { text: '', bytes: Buffer.alloc(0) };
   private readonly dae: DaeServer;
   private timer: NodeJS.Timeout | undefined;
   /** Accounting requests sent and answered, for the status of the service and the tests. */
@@ -104,7 +116,7 @@ export class RadiusService implements OutsideAuthenticator, SessionObserver {
     this.timer = setInterval(() => {
       this.reconcile().catch((error) => this.deps.report(error, 'RADIUS disconnect port could not be opened'));
       this.interimRound();
-    }, 1000);
+    }, TICK_MS);
     this.timer.unref();
   }
 
@@ -209,7 +221,8 @@ export class RadiusService implements OutsideAuthenticator, SessionObserver {
     const data = dataOf(session);
     const s = this.deps.settings();
     if (!data || !s.enabled || !s.accounting) return;
-    this.nextInterim.set(data.sid, session.startedAt + this.interimSeconds(s, data) * 1000);
+    const interval = this.interimSeconds(s, data) * 1000;
+    this.interims.add(data.sid, session.ip, session.startedAt + interval, interval);
     this.account(s, session, data, 'Start');
   }
 
@@ -217,67 +230,104 @@ export class RadiusService implements OutsideAuthenticator, SessionObserver {
     const data = dataOf(session);
     const s = this.deps.settings();
     if (!data) return;
-    this.nextInterim.delete(data.sid);
-    if (!s.enabled || !s.accounting) return;
-    this.account(s, session, data, 'Stop', TERMINATE_CAUSE[reason]);
+    this.interims.remove(data.sid);
+    if (s.enabled && s.accounting) this.account(s, session, data, 'Stop', TERMINATE_CAUSE[reason]);
+    this.templates.delete(data.sid);
   }
 
   private interimSeconds(s: HotspotRadius, data: RadiusSessionData): number {
     return Number(data.interim) || s.interval;
   }
 
-  /** Sends the interim updates that are due; sessions restored after a restart join here. */
+  /**
+   * Sends the interim updates that are due, at most one tick's share of the steady rate
+   * (radius-interim.ts). Sessions the engine restored after a restart were never started
+   * here: they are adopted by a look through the engine's sessions now and then.
+   */
   interimRound(): void {
     const s = this.deps.settings();
     if (!this.engine || !s.enabled || !s.accounting) return;
     const now = this.deps.now();
-    for (const session of this.engine.list()) {
-      if (session.kind !== 'radius') continue;
-      const data = dataOf(session);
-      if (!data) continue;
-      const due = this.nextInterim.get(data.sid);
-      const interval = this.interimSeconds(s, data) * 1000;
-      if (due === undefined) {
-        this.nextInterim.set(data.sid, now + interval);
+    if (++this.sinceAdoption >= ADOPTION_TICKS) {
+      this.sinceAdoption = 0;
+      for (const session of this.engine.list()) {
+        const data = session.kind === 'radius' && session.outside?.sid !== undefined && !this.interims.has(session.outside.sid) ? dataOf(session) : undefined;
+        if (!data) continue;
+        const interval = this.interimSeconds(s, data) * 1000;
+        this.interims.add(data.sid, session.ip, now + interval, interval);
+      }
+    }
+    for (const entry of this.interims.takeDue(now, TICK_MS)) {
+      const session = this.engine.session(entry.ip);
+      const data = session && dataOf(session);
+      // The address now holds another session (or none): this one ended unheard.
+      if (!session || !data || data.sid !== entry.sid) {
+        this.interims.remove(entry.sid);
+        this.templates.delete(entry.sid);
         continue;
       }
-      if (due > now) continue;
-      this.nextInterim.set(data.sid, now + interval);
+      const interval = this.interimSeconds(s, data) * 1000;
+      this.interims.again(entry, now + interval, interval);
       this.account(s, session, data, 'Interim-Update');
     }
   }
 
-  private account(s: HotspotRadius, session: HotspotSession, data: RadiusSessionData, type: 'Start' | 'Interim-Update' | 'Stop', cause?: string): void {
-    const attributes: RadiusAttribute[] = [
-      ['Acct-Status-Type', type],
-      ['User-Name', data.user],
-      ['Acct-Session-Id', data.sid],
-      ['Framed-IP-Address', session.ip],
-      ['Calling-Station-Id', stationId(session.mac)],
-      ['Acct-Authentic', 'RADIUS'],
-      ['Event-Timestamp', new Date(this.deps.now())],
-      ...this.nasAttributes(s),
-    ];
-    for (const cls of data.cls ? data.cls.split(',') : []) attributes.push(['Class', Buffer.from(cls, 'hex')]);
+  /** The session's constant attributes, encoded when first needed and again when the NAS settings change. */
+  private templateOf(s: HotspotRadius, session: HotspotSession, data: RadiusSessionData): Buffer {
+    const key = `${s.nasip}\u0000${s.nasid}`;
+    const held = this.templates.get(data.sid);
+    if (held?.key === key) return held.template;
+    const template = accountingTemplate({
+      user: data.user,
+      sid: data.sid,
+      ip: session.ip,
+      station: stationId(session.mac),
+      nasIp: s.nasip,
+      nasId: s.nasid,
+      classes: data.cls ? data.cls.split(',').map((c) => Buffer.from(c, 'hex')) : [],
+    });
+    this.templates.set(data.sid, { key, template });
+    return template;
+  }
+
+  private secretBytes(s: HotspotRadius): Buffer {
+    if (this.secret.text !== s.sharekey) this.secret = { text: s.sharekey, bytes: Buffer.from(s.sharekey, 'utf8') };
+    return this.secret.bytes;
+  }
+
+  private account(s: HotspotRadius, session: HotspotSession, data: RadiusSessionData, type: AcctStatus, cause?: AcctTerminateCause): void {
+    const at = this.deps.now();
+    const fields: AccountingFields = { status: type, eventTime: Math.floor(at / 1000) };
     if (type !== 'Start') {
       // NAS input is what the client sent: its upload.
       const input = octetsAndGigawords(session.bytesUp);
       const output = octetsAndGigawords(session.bytesDown);
-      attributes.push(
-        ['Acct-Session-Time', Math.max(0, Math.floor((this.deps.now() - session.startedAt) / 1000))],
-        ['Acct-Input-Octets', input.octets],
-        ['Acct-Input-Gigawords', input.gigawords],
-        ['Acct-Output-Octets', output.octets],
-        ['Acct-Output-Gigawords', output.gigawords],
-      );
+      fields.usage = {
+        seconds: Math.max(0, Math.floor((at - session.startedAt) / 1000)),
+        inOctets: input.octets,
+        inGigawords: input.gigawords,
+        outOctets: output.octets,
+        outGigawords: output.gigawords,
+      };
     }
-    if (cause) attributes.push(['Acct-Terminate-Cause', cause]);
+    if (cause) fields.cause = cause;
     this.counters[type === 'Start' ? 'start' : type === 'Stop' ? 'stop' : 'interim'] += 1;
+    let template: Buffer;
+    try {
+      template = this.templateOf(s, session, data);
+    } catch (error) {
+      this.counters.failed += 1;
+      this.deps.report(error, `RADIUS accounting ${type} could not be sent`);
+      return;
+    }
+    const secret = this.secretBytes(s);
     const client = this.client(s);
     const servers = this.servers(s, s.accoutport);
+    // Acct-Delay-Time: how long this record has waited, queue and retransmissions included.
+    const build = (identifier: number) => accountingPacket(template, secret, identifier, fields, (this.deps.now() - at) / 1000);
     this.accountingQueue.push(() =>
       client
-        .send(servers, 'Accounting-Request', attributes)
+        .sendAccounting(servers, build)
         .then((outcome) => {
           if (outcome.ok && outcome.code === 'Accounting-Response') this.counters.answered += 1;
           else {
