@@ -1,5 +1,4 @@
 import { isAscii } from 'node:buffer';
-import { createReadStream } from 'node:fs';
 import { access, open, stat } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { execa } from 'execa';
@@ -45,15 +44,27 @@ const CHUNK = 1024 * 1024;
  */
 const TEXT_CHUNK = 16 * 1024;
 
-/** The lines of a file in chunks, the last line of a chunk carried to the next; a missing file has none. */
+/**
+ * The lines of a file in chunks, the last line of a chunk carried to the next; a missing file
+ * has none. One buffer is read into for the whole file: a buffer a read, kept alive past
+ * young-generation collections while a slow download waited, piled up until a full one.
+ */
 export async function* fileLines(path: string): AsyncGenerator<string[]> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
   const decoder = new StringDecoder('utf8');
   let carry = '';
-  let stream;
   try {
-    stream = createReadStream(path, { highWaterMark: TEXT_CHUNK });
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const text = carry + decoder.write(chunk);
+    const buffer = Buffer.allocUnsafe(TEXT_CHUNK);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, TEXT_CHUNK, null);
+      if (bytesRead === 0) break;
+      const text = carry + decoder.write(buffer.subarray(0, bytesRead));
       const end = text.lastIndexOf('\n');
       if (end < 0) {
         carry = text;
@@ -62,11 +73,8 @@ export async function* fileLines(path: string): AsyncGenerator<string[]> {
       carry = text.slice(end + 1);
       yield text.slice(0, end).split('\n');
     }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
   } finally {
-    stream?.destroy();
+    await handle.close();
   }
   const last = carry + decoder.end();
   if (last !== '') yield [last];
