@@ -1,7 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gunzipSync, gzipSync } from 'node:zlib';
-import { pack as tarPack, extract as tarExtract } from 'tar-stream';
 import { z } from 'zod';
 import type { AnyEntity } from '@portico/schema';
 import { redactRow, REDACTED } from '../../config/config-diff.js';
@@ -196,8 +195,11 @@ export interface BuildInput {
   created: Date;
 }
 
+// tar-stream is loaded at the first backup or restore, not at every start.
+const loadTar = () => import('tar-stream');
+
 async function tarOf(files: ReadonlyArray<readonly [string, Buffer]>, mtime: Date): Promise<Buffer> {
-  const pack = tarPack();
+  const pack = (await loadTar()).pack();
   const chunks: Buffer[] = [];
   const done = new Promise<void>((resolve, reject) => {
     pack.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
@@ -321,7 +323,7 @@ export async function readArchive(compressed: Buffer, registered: RegisteredPart
 
   const files = new Map<string, Buffer>();
   const limits = entryLimits(registered);
-  const extract = tarExtract();
+  const extract = (await loadTar()).extract();
   const reading = (async () => {
     for await (const entry of extract) {
       const header = entry.header;
