@@ -1,4 +1,5 @@
 import { webcrypto } from 'node:crypto';
+import { libraryExports } from './library-import.js';
 
 /**
  * @peculiar/x509, loaded when a certificate is first made or read rather than at start: with
@@ -12,7 +13,7 @@ export function loadX509(): Promise<typeof import('@peculiar/x509')> {
   loading ??= (async () => {
     // tsyringe, which @peculiar/x509 resolves its algorithms through, needs the Reflect metadata API first.
     await import('reflect-metadata');
-    const x509 = await import('@peculiar/x509');
+    const x509 = libraryExports(await import('@peculiar/x509'));
     x509.cryptoProvider.set(webcrypto as unknown as Crypto);
     return x509;
   })();

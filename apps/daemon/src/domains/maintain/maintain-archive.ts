@@ -6,6 +6,7 @@ import type { AnyEntity } from '@portico/schema';
 import { redactRow, REDACTED } from '../../config/config-diff.js';
 import type { ConfigRow, ConfigSnapshot, SnapshotRow } from '../../config/config-types.js';
 import { BACKUP_PART_NAME, BackupPartRefused, type BackupCapture, type BackupPart } from '../../config/backup-part.js';
+import { libraryExports } from '../../engine/library-import.js';
 import { archiveTag, PASSPHRASE_KDF, sameTag, type ArchiveKeys } from './maintain-keys.js';
 
 /**
@@ -196,7 +197,7 @@ export interface BuildInput {
 }
 
 // tar-stream is loaded at the first backup or restore, not at every start.
-const loadTar = () => import('tar-stream');
+const loadTar = async () => libraryExports(await import('tar-stream'));
 
 async function tarOf(files: ReadonlyArray<readonly [string, Buffer]>, mtime: Date): Promise<Buffer> {
   const pack = (await loadTar()).pack();
