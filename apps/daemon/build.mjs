@@ -3,7 +3,7 @@
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { chmodSync, copyFileSync, cpSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { buildQosIngressObject } from './bpf-build.mjs';
 import { buildL2Probe } from './l2probe-build.mjs';
@@ -69,9 +69,21 @@ const bundles = [
   ['floor/stack-floor-server.ts', 'stack-floor-server.mjs'],
 ];
 
+/**
+ * What the daemon imports only at first use (`import()`: the X.509 library, jose, the zip and
+ * tar readers) is split into files under dist/lazy/, so a start neither parses nor compiles
+ * it. Only libraries go there: a module of the daemon that finds files beside itself through
+ * import.meta.url is reached from main.mjs and stays in it. Cleared first: chunk names carry a
+ * hash, and a file left from an earlier build would ship for nothing.
+ */
+rmSync(join(here, 'dist', 'lazy'), { recursive: true, force: true });
+
 for (const [entry, out] of bundles) await build({
-  entryPoints: [join(here, 'src', entry)],
-  outfile: join(here, 'dist', out),
+  entryPoints: { [out.replace(/\.mjs$/, '')]: join(here, 'src', entry) },
+  outdir: join(here, 'dist'),
+  outExtension: { '.js': '.mjs' },
+  splitting: true,
+  chunkNames: 'lazy/[name]-[hash]',
   bundle: true,
   platform: 'node',
   format: 'esm',

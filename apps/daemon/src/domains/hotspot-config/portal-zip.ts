@@ -3,7 +3,7 @@ import { dirname, join, posix } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import { UPLOAD_LIMITS } from '@portico/schema';
-import yauzl from 'yauzl';
+import type yauzl from 'yauzl';
 
 /** Limits of a custom portal page archive. */
 export const ZIP_LIMITS = {
@@ -28,9 +28,11 @@ export function safeEntryPath(name: string): boolean {
   return segments.every((s) => SEGMENT.test(s) && s !== '.' && s !== '..') && posix.normalize(name) === name;
 }
 
-function openZip(data: Buffer): Promise<yauzl.ZipFile> {
+// Loaded at the first upload, not at every start.
+async function openZip(data: Buffer): Promise<yauzl.ZipFile> {
+  const { default: zipReader } = await import('yauzl');
   return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(data, { lazyEntries: true, strictFileNames: true, validateEntrySizes: true, decodeStrings: true }, (error, zip) =>
+    zipReader.fromBuffer(data, { lazyEntries: true, strictFileNames: true, validateEntrySizes: true, decodeStrings: true }, (error, zip) =>
       error || !zip ? reject(new ZipRefused(error?.message ?? 'unreadable archive')) : resolve(zip),
     );
   });

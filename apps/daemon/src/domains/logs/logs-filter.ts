@@ -19,17 +19,31 @@ export interface CompiledFilter {
   /** Entries at or before this time are hidden (a log cleaned where its file is not ours). */
   after: number;
   /**
-   * The text as its UTF-8 bytes read one byte a character (latin1), global: what a scan runs
-   * over a whole chunk of a stored file to find the few lines worth a look.
+   * The text as a stored line holds it (`rawPattern`), global: what a scan runs over a whole
+   * chunk of a stored file to find the few lines worth a look.
    */
   raw: RegExp | null;
-  /** The same, not global: tried on one line. */
-  rawLine: RegExp | null;
   /** The text is printable ASCII without a quote or backslash: JSON stores it as typed. */
   plain: boolean;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The text as it stands inside a stored line: JSON-escaped (a quote or backslash is stored
+ * after a backslash), as UTF-8 bytes read one a character. The `i` flag folds ASCII only on
+ * those bytes, so each other character is offered in its lower and upper forms, as the exact
+ * (case-insensitive) check on the decoded entry would accept them.
+ */
+function rawPattern(text: string): string {
+  const bytes = (form: string) => escapeRegExp(Buffer.from(form, 'utf8').toString('latin1'));
+  let pattern = '';
+  for (const char of JSON.stringify(text).slice(1, -1)) {
+    if (char.charCodeAt(0) < 0x80) pattern += escapeRegExp(char);
+    else pattern += `(?:${[...new Set([char, char.toLowerCase(), char.toUpperCase()])].map(bytes).join('|')})`;
+  }
+  return pattern;
+}
 
 export function compileFilter(filter: LogFilter, after = Number.NEGATIVE_INFINITY): CompiledFilter {
   return {
@@ -38,8 +52,7 @@ export function compileFilter(filter: LogFilter, after = Number.NEGATIVE_INFINIT
     maxSeverity: filter.level ? LOG_LEVELS.indexOf(filter.level) : 7,
     text: filter.text ? new RegExp(escapeRegExp(filter.text), 'i') : null,
     after,
-    raw: filter.text ? new RegExp(escapeRegExp(Buffer.from(filter.text, 'utf8').toString('latin1')), 'gi') : null,
-    rawLine: filter.text ? new RegExp(escapeRegExp(Buffer.from(filter.text, 'utf8').toString('latin1')), 'i') : null,
+    raw: filter.text ? new RegExp(rawPattern(filter.text), 'gi') : null,
     plain: filter.text !== undefined && /^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/.test(filter.text),
   };
 }
@@ -58,10 +71,9 @@ export function entryMatches(entry: LogEntry, filter: CompiledFilter): boolean {
 }
 
 /**
- * Whether a stored line (config/log-book.ts) matches, without parsing it when its time,
- * severity or raw text already rule it out: a million lines scan in well under a second.
- * A line the raw text matches is parsed and checked exactly (the search must not hit a
- * field name or an escape sequence).
+ * Whether a stored line (config/log-book.ts) the chunk scan found the text's stored form on
+ * matches: its time and severity read where they stand, then the line parsed and checked
+ * exactly (the search must not count a hit in a field name or an escape sequence).
  */
 export function storedLineMatches(line: string, filter: CompiledFilter): boolean {
   const time = lineTime(line);
@@ -73,7 +85,8 @@ export function storedLineMatches(line: string, filter: CompiledFilter): boolean
   const severity = lineSeverity(line);
   if (severity < 0 || severity > filter.maxSeverity) return false;
   if (filter.text === null) return true;
-  if (!filter.text.test(line)) return false;
+  // The callers found the text's stored form on the line already; the decoded text is matched
+  // exactly here (not on the line, where a quote or backslash stands escaped).
   const entry = decodeLogLine(line);
   return entry !== null && textMatches(entry, filter.text);
 }
@@ -84,9 +97,9 @@ export function storedLineMatches(line: string, filter: CompiledFilter): boolean
  * chunk-wide search jumps from hit to hit; without, each line's fixed-place time and severity
  * are compared where they stand. Only the lines kept are decoded from UTF-8.
  */
-export function scanStoredChunk(chunk: string, filter: CompiledFilter, out: string[]): void {
-  // Pure ASCII (the usual case): the latin1 text is the UTF-8 text.
-  const ascii = !/[^\x00-\x7f]/.test(chunk);
+export function scanStoredChunk(chunk: string, filter: CompiledFilter, out: string[], ascii = !/[^\x00-\x7f]/.test(chunk)): void {
+  // Pure ASCII (the usual case): the latin1 text is the UTF-8 text. The reader knows it from
+  // the bytes (`fileChunks`), far cheaper than this expression over the text.
   const text = (start: number, end: number) => (ascii ? chunk.slice(start, end) : Buffer.from(chunk.slice(start, end), 'latin1').toString('utf8'));
   const { from, to, after, maxSeverity } = filter;
   // With a time or level condition, the fixed-place check comes first and the text is tried
@@ -117,23 +130,31 @@ export function scanStoredChunk(chunk: string, filter: CompiledFilter, out: stri
     }
     return;
   }
+  // The text's next hit in the chunk, searched from a line that passed time and level: the
+  // lines before it need no search of their own, and none cut out to be searched.
+  const raw = filter.raw;
+  let hitAt = -1;
   for (let start = 0; start < chunk.length; ) {
     let end = chunk.indexOf('\n', start);
     if (end < 0) end = chunk.length;
-    if (end > start) {
+    // The level first: one character where it stands, and a level filter rules out most lines
+    // before their time is read. A line of another shape is left to the exact check below.
+    const severity = chunk.charCodeAt(start + 23) - 48;
+    if (end > start && !(severity > maxSeverity && severity <= 7 && chunk.startsWith(',"l":', start + 18))) {
       const time = headTime(chunk, start);
       if (Number.isNaN(time)) {
         const line = text(start, end);
         if (storedLineMatches(line, filter)) out.push(line);
       } else if (time >= from && time <= to && time > after) {
-        const severity = chunk.charCodeAt(start + 23) - 48;
         if (severity >= 0 && severity <= maxSeverity && chunk.startsWith(',"l":', start + 18)) {
-          if (filter.rawLine === null) out.push(text(start, end));
+          if (raw === null) out.push(text(start, end));
           else {
-            const raw = chunk.slice(start, end);
-            const hit = filter.rawLine.exec(raw);
-            if (hit) {
-              if (filter.plain && (inString(raw, 0, raw.length, ',"o":"', hit.index) || inString(raw, 0, raw.length, ',"m":"', hit.index))) out.push(text(start, end));
+            if (hitAt < start) {
+              raw.lastIndex = start;
+              hitAt = raw.exec(chunk)?.index ?? Number.POSITIVE_INFINITY;
+            }
+            if (hitAt < end) {
+              if (filter.plain && (inString(chunk, start, end, ',"o":"', hitAt) || inString(chunk, start, end, ',"m":"', hitAt))) out.push(text(start, end));
               else {
                 const line = text(start, end);
                 if (storedLineMatches(line, filter)) out.push(line);

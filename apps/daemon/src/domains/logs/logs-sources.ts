@@ -1,6 +1,5 @@
-import { createReadStream } from 'node:fs';
+import { isAscii } from 'node:buffer';
 import { access, open, stat } from 'node:fs/promises';
-import { StringDecoder } from 'node:string_decoder';
 import { execa } from 'execa';
 import type { LogEntry } from '@portico/schema';
 import type { LogProvider } from '../../config/log-book.js';
@@ -44,42 +43,15 @@ const CHUNK = 1024 * 1024;
  */
 const TEXT_CHUNK = 16 * 1024;
 
-/** The lines of a file in chunks, the last line of a chunk carried to the next; a missing file has none. */
-export async function* fileLines(path: string): AsyncGenerator<string[]> {
-  const decoder = new StringDecoder('utf8');
-  let carry = '';
-  let stream;
-  try {
-    stream = createReadStream(path, { highWaterMark: TEXT_CHUNK });
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const text = carry + decoder.write(chunk);
-      const end = text.lastIndexOf('\n');
-      if (end < 0) {
-        carry = text;
-        continue;
-      }
-      carry = text.slice(end + 1);
-      yield text.slice(0, end).split('\n');
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  } finally {
-    stream?.destroy();
-  }
-  const last = carry + decoder.end();
-  if (last !== '') yield [last];
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then((s) => s.isFile(), () => false);
-}
-
 /**
- * A file in chunks of whole lines, each byte one character (latin1): a line break is one byte
- * in UTF-8, so no character is ever cut, and nothing is decoded that a scan skips.
+ * A file as runs of whole lines, `size` bytes or so at a time, each without its last line
+ * break; a missing file has none. A line break is one byte in UTF-8, so no character is ever
+ * cut. One buffer is read into for the whole file (grown only for a line longer than it) and
+ * the unfinished line moved to its front: a buffer a read, kept alive past young-generation
+ * collections while a slow download waited, piled up until a full collection. Each run is
+ * valid only until the next is asked for.
  */
-export async function* fileChunks(path: string): AsyncGenerator<string> {
+async function* fileRuns(path: string, size: number): AsyncGenerator<Buffer> {
   let handle;
   try {
     handle = await open(path, 'r');
@@ -88,25 +60,54 @@ export async function* fileChunks(path: string): AsyncGenerator<string> {
     throw error;
   }
   try {
-    // One buffer for the whole read: a scan of a large file makes no garbage per chunk.
-    const buffer = Buffer.allocUnsafe(CHUNK);
-    let carry = '';
+    let buffer = Buffer.allocUnsafe(size);
+    let held = 0;
     for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK, null);
+      if (held === buffer.length) {
+        const larger = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(larger, 0, 0, held);
+        buffer = larger;
+      }
+      const { bytesRead } = await handle.read(buffer, held, buffer.length - held, null);
       if (bytesRead === 0) break;
-      const text = carry + buffer.toString('latin1', 0, bytesRead);
-      const end = text.lastIndexOf('\n');
+      const filled = held + bytesRead;
+      const end = buffer.lastIndexOf(10, filled - 1);
       if (end < 0) {
-        carry = text;
+        held = filled;
         continue;
       }
-      carry = text.slice(end + 1);
-      yield text.slice(0, end);
+      yield buffer.subarray(0, end);
+      held = filled - end - 1;
+      buffer.copy(buffer, 0, end + 1, filled);
     }
-    if (carry !== '') yield carry;
+    if (held > 0) yield buffer.subarray(0, held);
   } finally {
     await handle.close();
   }
+}
+
+/** The lines of a file in chunks; a missing file has none. */
+export async function* fileLines(path: string): AsyncGenerator<string[]> {
+  for await (const run of fileRuns(path, TEXT_CHUNK)) yield run.toString('utf8').split('\n');
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then((s) => s.isFile(), () => false);
+}
+
+/** Whole lines of a stored file, each byte one character (latin1), and whether they are all ASCII. */
+export interface StoredChunk {
+  text: string;
+  ascii: boolean;
+}
+
+/**
+ * A file in chunks of whole lines, each byte one character (latin1), so nothing is decoded
+ * that a scan skips; each chunk is one copy into a string, and the ASCII check runs on the
+ * bytes (simdutf) rather than as a regular expression over the text.
+ */
+export async function* fileChunks(path: string): AsyncGenerator<StoredChunk> {
+  for await (const run of fileRuns(path, CHUNK)) yield { text: run.toString('latin1'), ascii: isAscii(run) };
 }
 
 /** The daemon's own size-capped files of a log (config/log-book.ts), oldest file first. */
@@ -118,7 +119,7 @@ export function storedFilesSource(files: () => readonly string[]): LogSource {
       for (const path of files()) {
         for await (const chunk of fileChunks(path)) {
           const matched: string[] = [];
-          scanStoredChunk(chunk, filter, matched);
+          scanStoredChunk(chunk.text, filter, matched, chunk.ascii);
           if (matched.length) yield matched;
         }
       }

@@ -1,12 +1,12 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gunzipSync, gzipSync } from 'node:zlib';
-import { pack as tarPack, extract as tarExtract } from 'tar-stream';
 import { z } from 'zod';
 import type { AnyEntity } from '@portico/schema';
 import { redactRow, REDACTED } from '../../config/config-diff.js';
 import type { ConfigRow, ConfigSnapshot, SnapshotRow } from '../../config/config-types.js';
 import { BACKUP_PART_NAME, BackupPartRefused, type BackupCapture, type BackupPart } from '../../config/backup-part.js';
+import { libraryExports } from '../../engine/library-import.js';
 import { archiveTag, PASSPHRASE_KDF, sameTag, type ArchiveKeys } from './maintain-keys.js';
 
 /**
@@ -196,8 +196,11 @@ export interface BuildInput {
   created: Date;
 }
 
+// tar-stream is loaded at the first backup or restore, not at every start.
+const loadTar = async () => libraryExports(await import('tar-stream'));
+
 async function tarOf(files: ReadonlyArray<readonly [string, Buffer]>, mtime: Date): Promise<Buffer> {
-  const pack = tarPack();
+  const pack = (await loadTar()).pack();
   const chunks: Buffer[] = [];
   const done = new Promise<void>((resolve, reject) => {
     pack.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
@@ -321,7 +324,7 @@ export async function readArchive(compressed: Buffer, registered: RegisteredPart
 
   const files = new Map<string, Buffer>();
   const limits = entryLimits(registered);
-  const extract = tarExtract();
+  const extract = (await loadTar()).extract();
   const reading = (async () => {
     for await (const entry of extract) {
       const header = entry.header;

@@ -1,11 +1,10 @@
-// @peculiar/x509 resolves its algorithms through tsyringe, which needs the Reflect metadata API.
-import 'reflect-metadata';
 import { randomBytes, webcrypto } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
 import { isOpenvpnClientName } from '@portico/schema';
+import { loadX509 } from '../../engine/x509-loader.js';
 
 /**
  * The OpenVPN server's own certificate authority (spec §3, /system/caconfiguration): an EC
@@ -18,7 +17,6 @@ import { isOpenvpnClientName } from '@portico/schema';
  */
 
 const crypto = webcrypto as unknown as Crypto;
-x509.cryptoProvider.set(crypto);
 
 const KEY_ALGORITHM: EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
 const SIGNING: EcdsaParams = { name: 'ECDSA', hash: 'SHA-256' } as EcdsaParams;
@@ -70,11 +68,13 @@ async function newKeys(): Promise<CryptoKeyPair> {
 }
 
 async function privatePem(key: CryptoKey): Promise<string> {
+  const x509 = await loadX509();
   const der = await crypto.subtle.exportKey('pkcs8', key);
   return `${x509.PemConverter.encode(der, 'PRIVATE KEY')}\n`;
 }
 
 async function importPrivate(pem: string): Promise<CryptoKey> {
+  const x509 = await loadX509();
   return crypto.subtle.importKey('pkcs8', x509.PemConverter.decode(pem)[0]!, KEY_ALGORITHM, false, ['sign']);
 }
 
@@ -103,6 +103,7 @@ export class OpenvpnPki {
   }
 
   private async createAuthority(): Promise<void> {
+    const x509 = await loadX509();
     const keys = await newKeys();
     const notBefore = new Date(this.now() - DAY_MS);
     const cert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -126,7 +127,8 @@ export class OpenvpnPki {
   }
 
   /** Read at each use: a restore or a new authority replaces the files under a running daemon. */
-  private async authority(): Promise<{ key: CryptoKey; cert: x509.X509Certificate }> {
+  private async authority(): Promise<{ key: CryptoKey; cert: X509.X509Certificate }> {
+    const x509 = await loadX509();
     return {
       key: await importPrivate(await readFile(this.files.caKey, 'utf8')),
       cert: new x509.X509Certificate(await readFile(this.files.caCert, 'utf8')),
@@ -158,6 +160,7 @@ export class OpenvpnPki {
   }
 
   private async sign(subject: string, publicKey: CryptoKey, usage: 'server' | 'client'): Promise<{ serial: string; pem: string; issued: number }> {
+    const x509 = await loadX509();
     const ca = await this.authority();
     const serial = newSerial();
     const issued = this.now();
@@ -213,6 +216,7 @@ export class OpenvpnPki {
 
   /** Signs the CRL of these revocations and replaces the one the server reads, atomically. */
   async writeCrl(revoked: readonly RevokedEntry[]): Promise<void> {
+    const x509 = await loadX509();
     const ca = await this.authority();
     const thisUpdate = new Date(this.now());
     const crl = await x509.X509CrlGenerator.create({

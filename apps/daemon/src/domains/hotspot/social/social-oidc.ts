@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type { createRemoteJWKSet, JWTPayload } from 'jose';
 
 /**
  * The OpenID Connect client side of social login (README.md): discovery, the authorization
@@ -115,6 +115,8 @@ export class OidcClient {
     const body = (await readJson(response)) as Record<string, unknown> | null;
     const idToken = body && typeof body === 'object' ? body.id_token : undefined;
     if (typeof idToken !== 'string' || idToken.length > 16_384) throw new ProviderRefused('no ID token');
+    // jose is loaded at the first social sign-in, not at every start.
+    const { createRemoteJWKSet, errors: joseErrors, jwtVerify } = await import('jose');
     if (this.jwks?.uri !== metadata.jwks_uri) this.jwks = { uri: metadata.jwks_uri, set: createRemoteJWKSet(new URL(metadata.jwks_uri), { timeoutDuration: FETCH_MS }) };
     let payload: JWTPayload;
     try {

@@ -1,13 +1,11 @@
-// @peculiar/x509 resolves its algorithms through tsyringe, which needs the Reflect metadata API.
-import 'reflect-metadata';
-import { randomBytes, webcrypto, X509Certificate } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import * as x509 from '@peculiar/x509';
 import { SERIAL_PATTERN } from '@portico/schema';
 import type { CommandRunner } from '../../../engine/command-runner.js';
+import { loadX509 } from '../../../engine/x509-loader.js';
 
 /**
  * The device certificate authority of the wireless controller: an EC P-256 CA that issues
@@ -49,8 +47,6 @@ function opensslConfig(altNames: readonly string[]): string {
   ].join('\n');
 }
 
-x509.cryptoProvider.set(webcrypto as Crypto);
-
 /** The longest certificate request accepted (an RSA-4096 request is under 2 KB in PEM). */
 export const DEVICE_CSR_MAX = 8192;
 const CSR_PEM = /^-----BEGIN CERTIFICATE REQUEST-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE REQUEST-----\r?\n?$/;
@@ -64,9 +60,10 @@ export type DeviceCsrProblem = 'format' | 'signature' | 'subject' | 'key';
 /** Checks a device's PKCS #10 request (OpenWiFi devices make their key and send a request). */
 export async function checkDeviceCsr(serial: string, pem: string): Promise<DeviceCsrProblem | null> {
   if (pem.length > DEVICE_CSR_MAX || !CSR_PEM.test(pem.trim() + '\n')) return 'format';
-  let request: x509.Pkcs10CertificateRequest;
+  const { Pkcs10CertificateRequest } = await loadX509();
+  let request: InstanceType<typeof Pkcs10CertificateRequest>;
   try {
-    request = new x509.Pkcs10CertificateRequest(pem.trim());
+    request = new Pkcs10CertificateRequest(pem.trim());
   } catch {
     return 'format';
   }
