@@ -32,16 +32,32 @@ function analyse(app) {
   const lazy = Object.entries(manifest)
     .filter(([key, chunk]) => chunk.isDynamicEntry && !/pages\/.*-page\.tsx$/.test(key))
     .map(([key, chunk]) => ({ module: key, kb: Number((gz(dist, chunk.file) / 1024).toFixed(1)) }));
-  // The first load also fetches the language it shows (one chunk per language): count the
-  // largest, so the figure is what a first visit really downloads.
-  const languages = Object.entries(manifest).filter(([key, chunk]) => chunk.isDynamicEntry && /i18n\/src\/locales\/[^/]+\/index\.ts$/.test(key));
-  const firstLanguage = languages.map(([, chunk]) => chunk.file).sort((a, b) => gz(dist, b) - gz(dist, a))[0];
-  if (firstLanguage) initial.add(firstLanguage);
+  // The first paint also fetches the core of the language it shows (locales/<lang>/core.ts, one
+  // per language, with the chunks it imports): count the largest, so the figure is what a first
+  // visit really waits for. The sections' strings (locales/<lang>/index.ts) load after it.
+  const languages = Object.entries(manifest).filter(([key, chunk]) => chunk.isDynamicEntry && /i18n\/src\/locales\/[^/]+\/core\.ts$/.test(key));
+  const closure = (key) => {
+    const files = new Set();
+    const visit = (k) => {
+      const chunk = manifest[k];
+      if (!chunk || files.has(chunk.file)) return;
+      files.add(chunk.file);
+      for (const c of chunk.imports ?? []) visit(c);
+    };
+    visit(key);
+    return [...files];
+  };
+  const weight = (files) => files.reduce((n, f) => n + gz(dist, f), 0);
+  const firstLanguage = languages.map(([key]) => closure(key)).sort((a, b) => weight(b) - weight(a))[0];
+  for (const file of firstLanguage ?? []) initial.add(file);
+  const allStrings = Object.entries(manifest).filter(([key, chunk]) => chunk.isDynamicEntry && /i18n\/src\/locales\/[^/]+\/index\.ts$/.test(key));
+  const sectionsKb = allStrings.length ? Math.max(...allStrings.map(([key]) => weight(closure(key).filter((f) => !initial.has(f))))) / 1024 : 0;
   const sum = (files) => [...files].reduce((n, f) => n + gz(dist, f), 0) / 1024;
   const largest = routes.reduce((a, b) => (b.kb > a.kb ? b : a), { route: '', kb: 0 });
   return {
     initial_js_kb: Number(sum(initial).toFixed(1)),
     initial_css_kb: Number(sum(css).toFixed(1)),
+    section_strings_kb: Number(sectionsKb.toFixed(1)),
     route_chunks: routes.length,
     largest_route_chunk_kb: Number(largest.kb.toFixed(1)),
     largest_route: largest.route,

@@ -18,3 +18,19 @@ export async function loadLanguageResources(lang: Language): Promise<Resources> 
       return (await import('./locales/en-US/index.js')).default;
   }
 }
+
+/**
+ * The part of a language the console's first paint needs (locales/<lang>/core.ts): the public
+ * pages, common words, messages and field errors. A chunk of its own, so a first visit does not
+ * wait for every section's strings.
+ */
+export async function loadLanguageCore(lang: Language): Promise<Resources> {
+  switch (lang) {
+    case 'zh-CN':
+      return (await import('./locales/zh-CN/core.js')).default;
+    case 'zh-TW':
+      return (await import('./locales/zh-TW/core.js')).default;
+    default:
+      return (await import('./locales/en-US/core.js')).default;
+  }
+}

@@ -1,12 +1,14 @@
 import { lazy, useEffect } from 'react';
 import { BrowserRouter, Route, Routes, useNavigate } from 'react-router';
 import { bindNavigator, CHANGE_PASSWORD_PATH, LOGIN_PATH } from '../routes/navigation.js';
+import { currentLanguage, loadAllStrings } from '../i18n/console-i18n.js';
 import { AdminArea } from '../shell/admin-area.js';
 import { CONFIRM_PAGE_PATH } from '../shell/apply-confirm-actions.js';
 
 const LoginPage = lazy(() => import('../pages/login/login-page.js'));
 const ModPwdPage = lazy(() => import('../pages/modpwd/modpwd-page.js'));
-const ConfirmPage = lazy(() => import('../pages/system-maintain/confirm-page.js'));
+// The confirmation speaks the maintenance section's words: it waits for every string.
+const ConfirmPage = lazy(() => Promise.all([import('../pages/system-maintain/confirm-page.js'), loadAllStrings(currentLanguage())]).then(([page]) => page));
 
 /** Lets code outside components (the API client on a 401) change the page. */
 function NavigatorBinding() {

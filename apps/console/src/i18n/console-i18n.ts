@@ -1,15 +1,18 @@
+import { use } from 'react';
 import i18next, { type BackendModule, type TFunction } from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import { DEFAULT_LANGUAGE, LANGUAGES, loadLanguageResources, toLanguage, type Language } from '@portico/i18n/load';
+import { DEFAULT_LANGUAGE, LANGUAGES, loadLanguageCore, loadLanguageResources, toLanguage, type Language } from '@portico/i18n/load';
 import { pickLanguage, readStoredLanguage, storeLanguage } from './language-choice.js';
 
 /**
  * One i18next instance for the console. Keys are dotted paths into the bundle
  * (`common.requestFailed`, `msg.loginWrong`), the same keys the daemon sends.
  *
- * Each language is its own chunk, loaded when it is first shown: the first load carries one
- * language, and a switch waits for its chunk before the console changes language. Every
- * language has every key (packages/i18n tests), so no fallback language is loaded beside it.
+ * Each language is two chunks, loaded when it is first shown: its core (the public pages, common
+ * words, messages and field errors) before the first paint, and the sections' strings after it,
+ * waited for behind the sign-in (`useAllStrings`). A switch waits for both before the console
+ * changes language. Every language has every key (packages/i18n tests), so no fallback
+ * language is loaded beside it.
  */
 export const i18n = i18next.createInstance();
 
@@ -17,7 +20,7 @@ const languageChunks: BackendModule = {
   type: 'backend',
   init() {},
   read(language, _namespace, callback) {
-    loadLanguageResources(toLanguage(language) ?? DEFAULT_LANGUAGE).then(
+    loadLanguageCore(toLanguage(language) ?? DEFAULT_LANGUAGE).then(
       (resources) => callback(null, resources),
       (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), false),
     );
@@ -57,17 +60,46 @@ export function currentLanguage(): Language {
   return (LANGUAGES as readonly string[]).includes(i18n.language) ? (i18n.language as Language) : DEFAULT_LANGUAGE;
 }
 
+const allStrings = new Map<Language, Promise<void>>();
+
+/**
+ * Every string of a language (all sections), added to the one i18next instance once; a failed
+ * load is tried again on the next call. The same promise each time, so `use()` can wait on it.
+ */
+export function loadAllStrings(lang: Language): Promise<void> {
+  let loading = allStrings.get(lang);
+  if (!loading) {
+    loading = loadLanguageResources(lang).then((resources) => {
+      i18n.addResourceBundle(lang, 'translation', resources, true, true);
+    });
+    loading.catch(() => allStrings.delete(lang));
+    allStrings.set(lang, loading);
+  }
+  return loading;
+}
+
+/** Suspends until every string of the shown language is there: the pages behind the sign-in. */
+export function useAllStrings(): void {
+  use(loadAllStrings(currentLanguage()));
+}
+
 /** Switches the console's language and remembers it in this browser. */
 export async function applyLanguage(lang: Language, remember: boolean): Promise<void> {
   if (remember) storeLanguage(browserStorage(), lang);
-  if (i18n.language !== lang) await i18n.changeLanguage(lang);
+  if (i18n.language !== lang) {
+    await loadAllStrings(lang);
+    await i18n.changeLanguage(lang);
+  }
 }
 
 /** Adopts the device's language unless this browser remembers an explicit choice. */
 export async function adoptServerLanguage(server: string | null | undefined): Promise<void> {
   if (readStoredLanguage(browserStorage())) return;
   const lang = pickLanguage({ server, browser: browserLanguages() });
-  if (i18n.language !== lang) await i18n.changeLanguage(lang);
+  if (i18n.language !== lang) {
+    await loadAllStrings(lang);
+    await i18n.changeLanguage(lang);
+  }
 }
 
 /** Translates a message key; an unknown key falls back to the generic failure text. */

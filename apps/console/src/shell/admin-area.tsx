@@ -10,6 +10,7 @@ import { buildRouteTable, homePath } from '../routes/route-table.js';
 import { useMenuStore } from '../state/menu-store.js';
 import { loadMenu, loadSession } from '../state/session-loader.js';
 import { useSessionStore } from '../state/session-store.js';
+import { useAllStrings } from '../i18n/console-i18n.js';
 import { ConsoleShell } from './console-shell.js';
 import { PageLoader } from './page-loader.js';
 import { RoutedPage } from './routed-page.js';
@@ -20,6 +21,8 @@ import { RoutedPage } from './routed-page.js';
  * is routed. Paths outside it (unknown, or switched off on this device) are not found.
  */
 export function AdminArea() {
+  // Every section's strings, fetched after the first paint (main.tsx): usually there already.
+  useAllStrings();
   const status = useSessionStore((s) => s.status);
   const mustChangePassword = useSessionStore((s) => s.mustChangePassword);
   const menuStatus = useMenuStore((s) => s.status);
