@@ -7,36 +7,33 @@ import type { AgentSettings } from './ap-agent-settings.js';
 /**
  * The flash step of a Debian access point, whose firmware the controller upgrades is the agent
  * itself (`portico-agent flash <settings.json> <image>`, the settings' `system.upgrade` there):
- * the verified image must run on this unit's Node and say its version (`<image> --version`)
- * before anything is replaced; then the running program is kept beside as `<program>.previous`,
+ * the verified image, copied beside the program, must run on this unit's Node and say its
+ * version (`--version`) before anything is replaced; then the running program is kept beside as `<program>.previous`,
  * the image is put in its place atomically, and the service is restarted (`flash.restart`), so
  * the new version is what connects next. The downloaded image is removed either way.
  */
 export async function flashAgentImage(image: string, flash: AgentSettings['flash'], run: CommandRunner, node = process.execPath): Promise<string> {
+  // Beside the program, with its extension: Node runs a module by its file name's extension.
+  const dir = dirname(flash.program);
+  const next = join(dir, `.next-${basename(flash.program)}`);
   try {
-    const output = await run([node, image, '--version'], { timeoutMs: 60_000 });
+    await copyFile(image, next);
+    await syncFile(next, 0o755);
+    const output = await run([node, next, '--version'], { timeoutMs: 60_000 });
     const version = output.stdout.trim();
     if (output.exitCode !== 0 || !/^[^\n]{1,128}$/.test(version) || !isSafeText(version)) {
       throw new Error(`the image does not run on this unit: ${(output.stderr || output.stdout).slice(0, 300)}`);
     }
-    const dir = dirname(flash.program);
-    const next = join(dir, `.${basename(flash.program)}.new`);
-    await copyFile(image, next);
-    await syncFile(next, 0o755);
     // The version running now stays on disk, so the unit can be put back by hand or by a rollback.
     await copyFile(flash.program, `${flash.program}.previous`).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
     });
-    try {
-      await rename(next, flash.program);
-    } catch (error) {
-      await rm(next, { force: true });
-      throw error;
-    }
+    await rename(next, flash.program);
     await syncFile(dir);
     await runChecked(run, flash.restart);
     return version;
   } finally {
+    await rm(next, { force: true });
     await rm(image, { force: true });
   }
 }

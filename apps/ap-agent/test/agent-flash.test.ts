@@ -30,12 +30,12 @@ describe('the Debian flash step', () => {
   it('checks the image runs, keeps the running program beside, puts the image in its place and restarts the service', async () => {
     const u = unit({ exitCode: 0, stdout: '2.0\n', stderr: '' });
     expect(await flashAgentImage(u.image, u.flash, u.run, NODE)).toBe('2.0');
-    expect(u.calls).toEqual([[NODE, u.image, '--version'], RESTART]);
+    expect(u.calls).toEqual([[NODE, join(u.dir, 'lib', '.next-portico-agent.mjs'), '--version'], RESTART]);
     expect(readFileSync(u.program, 'utf8')).toBe('agent 2.0');
     expect(readFileSync(`${u.program}.previous`, 'utf8')).toBe('agent 1.0');
     // The downloaded image is gone and no temporary file is left.
     expect(existsSync(u.image)).toBe(false);
-    expect(existsSync(join(u.dir, 'lib', '.portico-agent.mjs.new'))).toBe(false);
+    expect(existsSync(join(u.dir, 'lib', '.next-portico-agent.mjs'))).toBe(false);
   });
 
   it('replaces nothing and restarts nothing when the image does not run or says no version', async () => {
@@ -47,18 +47,20 @@ describe('the Debian flash step', () => {
     ]) {
       const u = unit(answer);
       await expect(flashAgentImage(u.image, u.flash, u.run, NODE)).rejects.toThrow(/does not run on this unit/);
-      expect(u.calls).toEqual([[NODE, u.image, '--version']]);
+      expect(u.calls).toEqual([[NODE, join(u.dir, 'lib', '.next-portico-agent.mjs'), '--version']]);
       expect(readFileSync(u.program, 'utf8')).toBe('agent 1.0');
       expect(existsSync(`${u.program}.previous`)).toBe(false);
+      expect(existsSync(join(u.dir, 'lib', '.next-portico-agent.mjs'))).toBe(false);
       expect(existsSync(u.image)).toBe(false);
     }
   });
 
-  it('fails without a restart when the program cannot be replaced', async () => {
+  it('fails without running or restarting anything when the program\'s folder cannot be written', async () => {
     const u = unit({ exitCode: 0, stdout: '2.0\n', stderr: '' });
     const flash = { program: join(u.dir, 'absent', 'portico-agent.mjs'), restart: RESTART };
     await expect(flashAgentImage(u.image, flash, u.run, NODE)).rejects.toThrow(/ENOENT/);
-    expect(u.calls).toEqual([[NODE, u.image, '--version']]);
+    expect(u.calls).toEqual([]);
+    expect(existsSync(u.image)).toBe(false);
     expect(readFileSync(u.program, 'utf8')).toBe('agent 1.0');
   });
 });
