@@ -32,7 +32,7 @@ describe('the Debian flash step', () => {
     expect(await flashAgentImage(u.image, u.flash, u.run, NODE)).toBe('2.0');
     expect(u.calls).toEqual([[NODE, join(u.dir, 'lib', '.next-portico-agent.mjs'), '--version'], RESTART]);
     expect(readFileSync(u.program, 'utf8')).toBe('agent 2.0');
-    expect(readFileSync(`${u.program}.previous`, 'utf8')).toBe('agent 1.0');
+    expect(readFileSync(join(u.dir, 'lib', 'portico-agent.previous.mjs'), 'utf8')).toBe('agent 1.0');
     // The downloaded image is gone and no temporary file is left.
     expect(existsSync(u.image)).toBe(false);
     expect(existsSync(join(u.dir, 'lib', '.next-portico-agent.mjs'))).toBe(false);
@@ -49,7 +49,7 @@ describe('the Debian flash step', () => {
       await expect(flashAgentImage(u.image, u.flash, u.run, NODE)).rejects.toThrow(/does not run on this unit/);
       expect(u.calls).toEqual([[NODE, join(u.dir, 'lib', '.next-portico-agent.mjs'), '--version']]);
       expect(readFileSync(u.program, 'utf8')).toBe('agent 1.0');
-      expect(existsSync(`${u.program}.previous`)).toBe(false);
+      expect(existsSync(join(u.dir, 'lib', 'portico-agent.previous.mjs'))).toBe(false);
       expect(existsSync(join(u.dir, 'lib', '.next-portico-agent.mjs'))).toBe(false);
       expect(existsSync(u.image)).toBe(false);
     }
