@@ -51,6 +51,9 @@ let gw: VmGateway;
 let admin: AdminApi;
 let aps: Ap[] = [];
 let build = '';
+/** The image the rollout sends and the version it carries, once uploaded. */
+let nextImageId = '';
+let nextVersion = '';
 const vendor = generateKeyPairSync('ed25519');
 
 const api = (path: string) => apiData(admin, path);
@@ -183,6 +186,8 @@ describe.skipIf(skip !== null)(`an agent upgrade rolled out in waves${skip ? ` (
     // The version they run is uploaded too: it is what an AP that does not come back is returned to.
     await uploadImage(current, currentImage);
     const uploaded = await uploadImage(next, nextImage);
+    nextImageId = String(uploaded.id);
+    nextVersion = next;
     expect(uploaded).toMatchObject({ model: MODEL, version: next, sha256: sha256(nextImage) });
     const broken = aps[3]!;
 
@@ -235,4 +240,18 @@ describe.skipIf(skip !== null)(`an agent upgrade rolled out in waves${skip ? ` (
     expect(journal).toMatch(/upgrade failed: .*flash failed/);
     recordFigures({ test: 'ap-upgrade', canarySeconds: roundSeconds(canarySeconds), rolloutSeconds: roundSeconds((Date.now() - started) / 1000), samples: samples.length });
   }, 900_000);
+
+  test('its storage writable again, a rollout of the one AP left brings every AP onto the new version', async () => {
+    const broken = aps[3]!;
+    await gw.vm.agent.run(['/usr/bin/umount', dirname(broken.program)]);
+    expect(await command('ac/firmware', { action: 'rollout', id: nextImageId, serials: [broken.serial], canary: 1, waves: [100], soak: SOAK_S, deadline: DEADLINE_S })).toEqual({
+      done: [broken.serial],
+      refused: [],
+    });
+    await expect.poll(async () => (await api('ac/firmware')).rollout.state, { timeout: DEADLINE_S * 1000 + SOAK_S * 1000, interval: 1000 }).toMatch(/^(done|halted|cancelled)$/);
+    expect((await api('ac/firmware')).rollout).toMatchObject({ state: 'done', failures: 0, aps: [{ serial: broken.serial, status: 'upgraded', version: nextVersion }] });
+    await expect
+      .poll(async () => (await apRows()).map((r) => [r.serial, r.online, r.firmware]).sort(), { timeout: 60_000, interval: 1000 })
+      .toEqual(aps.map((ap) => [ap.serial, true, nextVersion]));
+  }, 600_000);
 });
