@@ -141,6 +141,12 @@ export class ApiSession {
     }
     return (await res.json()) as Record<string, unknown>;
   }
+
+  /** A multipart upload (fields, then files, as the console's forms send them). */
+  async postForm(path: string, form: FormData): Promise<Record<string, unknown>> {
+    const res = await fetch(`${this.base}/api/${path}?_=${Date.now()}`, { method: 'POST', headers: { cookie: this.cookie, 'x-csrf-token': this.csrf }, body: form });
+    return (await res.json()) as Record<string, unknown>;
+  }
 }
 
 /** Logs in with the initial password and sets `password`: the state every other test starts from. */

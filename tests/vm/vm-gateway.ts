@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -205,6 +205,34 @@ export async function signIn(gw: VmGateway, password: string): Promise<AdminApi>
     return reply;
   };
   return { api, write };
+}
+
+/** The data of a read the API answered with success; anything else throws with the answer. */
+export async function apiData(admin: AdminApi, path: string): Promise<Record<string, any>> {
+  const reply = await admin.api.get(path);
+  if (!reply.success) throw new Error(`${path}: ${JSON.stringify(reply)}`);
+  return reply.data as Record<string, any>;
+}
+
+/** The data of a command (a POST that needs no confirmation) answered with success. */
+export async function apiCommand(admin: AdminApi, path: string, body: Record<string, unknown>): Promise<Record<string, any>> {
+  const reply = await admin.api.post(path, body);
+  if (!reply.success) throw new Error(`${path}: ${JSON.stringify(reply)}`);
+  return reply.data as Record<string, any>;
+}
+
+/** Figures of this run for the closing report (the VM tier prints them at the end). */
+export function recordFigures(figures: Record<string, unknown>): void {
+  if (process.env.PORTICO_VM_FIGURES) appendFileSync(process.env.PORTICO_VM_FIGURES, `${JSON.stringify(figures)}\n`);
+}
+
+export const roundSeconds = (seconds: number) => Math.round(seconds * 10) / 10;
+
+/** Writes a file in the guest (its folder made), with `mode`. */
+export async function writeGuestFile(gw: VmGateway, path: string, content: string, mode = '600'): Promise<void> {
+  await gw.vm.agent.run(['/usr/bin/mkdir', '-p', path.slice(0, path.lastIndexOf('/'))]);
+  await gw.vm.agent.run(['/usr/bin/tee', path], { input: content });
+  await gw.vm.agent.run(['/usr/bin/chmod', mode, path]);
 }
 
 /**

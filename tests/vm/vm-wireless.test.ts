@@ -1,6 +1,18 @@
-import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BOOT_LIMIT_MS, GuestPeer, poll, startSignedInGateway, vmPrerequisites, type AdminApi, type VmGateway } from './vm-gateway.js';
+import {
+  apiCommand,
+  apiData,
+  BOOT_LIMIT_MS,
+  GuestPeer,
+  poll,
+  recordFigures,
+  roundSeconds,
+  startSignedInGateway,
+  vmPrerequisites,
+  writeGuestFile as writeGuestFileIn,
+  type AdminApi,
+  type VmGateway,
+} from './vm-gateway.js';
 
 /**
  * The wireless controller with real radios: mac80211_hwsim in the image's kernel, each radio
@@ -10,10 +22,8 @@ import { BOOT_LIMIT_MS, GuestPeer, poll, startSignedInGateway, vmPrerequisites, 
  * through the gateway's own console API: device certificates, adoption into a group, the SSID,
  * the station list, the MAC black list, a channel plan and a CPE link on the CPE topology.
  *
- * Not here: an agent upgrade rollout. The agent's upgrade ends in the settings' flash command
- * (`sysupgrade` on OpenWrt), which a Debian guest has no image for, and the controller builds
- * each device's image link from the address the administrator's console request came to (here
- * the host's relay on 127.0.0.1), which the APs cannot reach.
+ * Not here: the agent upgrade rollout, which needs no radios (vm-ap-upgrade.test.ts: the
+ * agent's Debian flash step, image links on the address and port the APs reach the gateway on).
  */
 
 const skip = vmPrerequisites();
@@ -48,23 +58,10 @@ let stationIf = '';
 let stationMac = '';
 let group = '';
 
-/** Figures of this run for the closing report (the VM tier prints them at the end). */
-function record(figures: Record<string, unknown>) {
-  if (process.env.PORTICO_VM_FIGURES) appendFileSync(process.env.PORTICO_VM_FIGURES, `${JSON.stringify(figures)}\n`);
-}
-const round = (seconds: number) => Math.round(seconds * 10) / 10;
-
-async function api(path: string): Promise<Record<string, any>> {
-  const reply = await admin.api.get(path);
-  if (!reply.success) throw new Error(`${path}: ${JSON.stringify(reply)}`);
-  return reply.data as Record<string, any>;
-}
-
-async function command(path: string, body: Record<string, unknown>): Promise<Record<string, any>> {
-  const reply = await admin.api.post(path, body);
-  if (!reply.success) throw new Error(`${path}: ${JSON.stringify(reply)}`);
-  return reply.data as Record<string, any>;
-}
+const record = recordFigures;
+const round = roundSeconds;
+const api = (path: string) => apiData(admin, path);
+const command = (path: string, body: Record<string, unknown>) => apiCommand(admin, path, body);
 
 /** hostapd's own view of an AP's BSS (`hostapd_cli status`), '' while it is not running. */
 async function hostapdStatus(ap: Unit): Promise<string> {
@@ -92,11 +89,7 @@ async function rootRadios(): Promise<Map<string, string>> {
   return new Map(found.sort((a, b) => a[0] - b[0]).map(([n, ifname]) => [`phy${n}`, ifname]));
 }
 
-async function writeGuestFile(path: string, content: string, mode = '600'): Promise<void> {
-  await gw.vm.agent.run(['/usr/bin/mkdir', '-p', path.slice(0, path.lastIndexOf('/'))]);
-  await gw.vm.agent.run(['/usr/bin/tee', path], { input: content });
-  await gw.vm.agent.run(['/usr/bin/chmod', mode, path]);
-}
+const writeGuestFile = (path: string, content: string, mode?: string) => writeGuestFileIn(gw, path, content, mode);
 
 /** Installs an AP as its administrator would: certificate files, settings, the agent as a unit. */
 async function installAgent(ap: Unit): Promise<void> {

@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isSafeText, SERIAL_PATTERN } from '@portico/schema';
+import { AGENT_VERSION } from './ap-agent-version.js';
 
 /**
  * Who the unit says it is in `connect`: its serial (by convention the MAC of its first wired
@@ -29,9 +30,13 @@ export async function wiredSerial(sysClassNet = '/sys/class/net'): Promise<strin
   return null;
 }
 
-/** The version the settings give, else the distribution's own release file. */
-export async function firmwareVersion(configured: string | undefined, etc = '/etc'): Promise<string> {
+/**
+ * The version the settings give, else the agent's own when the agent is what gets flashed
+ * (`versionOf: 'agent'`), else the distribution's own release file.
+ */
+export async function firmwareVersion(configured: string | undefined, etc = '/etc', versionOf: 'system' | 'agent' = 'system'): Promise<string> {
   if (configured) return configured;
+  if (versionOf === 'agent') return AGENT_VERSION;
   for (const [file, prefix] of [
     ['openwrt_version', 'OpenWrt'],
     ['debian_version', 'Debian'],

@@ -54,7 +54,7 @@ export async function startAgent(
   });
   const target: ControllerTarget = { host: settings.controller.host, port: settings.controller.port, serial, tls: settings.tls };
   const session = new AgentSession({
-    identity: { serial, firmware: await firmwareVersion(settings.firmware.version), model: settings.model, platform: settings.platform },
+    identity: { serial, firmware: await firmwareVersion(settings.firmware.version, undefined, settings.firmware.versionOf), model: settings.model, platform: settings.platform },
     settings,
     driver,
     store: new FileConfigStore(settings.stateDir),

@@ -53,11 +53,17 @@ export const agentSettingsSchema = z.object({
     .object({
       /** Reported in `connect`; unset: read from /etc/openwrt_version or /etc/debian_version. */
       version: z.string().min(1).max(128).refine(isSafeText).optional(),
+      /**
+       * Where the reported version comes from when `version` is unset: `system` (the
+       * distribution's release file, an OpenWrt image) or `agent` (the agent's own version: a
+       * Debian AP, whose firmware the controller upgrades is the agent, flashed by `flash`).
+       */
+      versionOf: z.enum(['system', 'agent']).default('system'),
       /** PEM Ed25519 public key every image must be signed with; unset: upgrades are refused. */
       publicKey: absolutePath().optional(),
       maxBytes: z.number().int().min(1024).max(512 * 1024 * 1024).default(64 * 1024 * 1024),
     })
-    .default({ maxBytes: 64 * 1024 * 1024 }),
+    .default({ maxBytes: 64 * 1024 * 1024, versionOf: 'system' }),
   /** The applied configuration and downloaded images. */
   stateDir: absolutePath().default('/var/lib/portico-agent'),
   /** Rendered hostapd / wpa_supplicant files and their pid files. */
@@ -80,6 +86,16 @@ export const agentSettingsSchema = z.object({
       led: z.string().regex(/^[A-Za-z0-9_:.-]{1,64}$/).optional(),
     })
     .default({ reboot: ['reboot'], factoryReset: ['firstboot', '-y'], upgrade: ['sysupgrade'] }),
+  /**
+   * The Debian flash step (`portico-agent flash <settings.json> <image>`, ap-agent-flash.ts):
+   * the installed agent program the image replaces, and the command that restarts its service.
+   */
+  flash: z
+    .object({
+      program: absolutePath().default('/usr/lib/portico-agent/portico-agent.mjs'),
+      restart: argv().default(['systemctl', 'restart', '--no-block', 'portico-agent.service']),
+    })
+    .default({ program: '/usr/lib/portico-agent/portico-agent.mjs', restart: ['systemctl', 'restart', '--no-block', 'portico-agent.service'] }),
   reconnect: z
     .object({ minMs: z.number().int().min(100).max(60_000).default(1000), maxMs: z.number().int().min(1000).max(3_600_000).default(300_000) })
     .default({ minMs: 1000, maxMs: 300_000 }),

@@ -1,7 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runChecked, type CommandRunner } from './ap-agent-command.js';
+import { CommandFailure, runChecked, type CommandRunner } from './ap-agent-command.js';
 import type { AgentSettings } from './ap-agent-settings.js';
+
+/** How long the settings' upgrade command may run. */
+const UPGRADE_TIMEOUT_MS = 10 * 60_000;
 
 /** What the controller may ask of the unit itself. Each is a command from the settings. */
 export interface SystemActions {
@@ -38,7 +41,11 @@ export function commandSystemActions(
       await runChecked(run, system.reboot);
     },
     async upgrade(imagePath) {
-      await runChecked(run, [...system.upgrade, imagePath]);
+      // A flash step checks and copies an image before it restarts anything: minutes, not the
+      // runner's default half-minute.
+      const argv = [...system.upgrade, imagePath];
+      const output = await run(argv, { timeoutMs: UPGRADE_TIMEOUT_MS });
+      if (output.exitCode !== 0) throw new CommandFailure(argv, output);
     },
     ...(led
       ? {

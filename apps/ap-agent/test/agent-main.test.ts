@@ -22,6 +22,8 @@ describe('agent settings', () => {
     expect(settings.platform).toBe('ap');
     expect(settings.stateDir).toBe('/var/lib/portico-agent');
     expect(settings.system.upgrade).toEqual(['sysupgrade']);
+    expect(settings.firmware.versionOf).toBe('system');
+    expect(settings.flash).toEqual({ program: '/usr/lib/portico-agent/portico-agent.mjs', restart: ['systemctl', 'restart', '--no-block', 'portico-agent.service'] });
   });
 
   it('takes the controller address and the certificate paths from the environment over the file', () => {
@@ -80,6 +82,9 @@ describe('agent identity', () => {
     expect(await firmwareVersion(undefined, etc)).toBe('Debian 12.8');
     writeFileSync(join(etc, 'openwrt_version'), 'r24106-10cc5fcd00\n');
     expect(await firmwareVersion(undefined, etc)).toBe('OpenWrt r24106-10cc5fcd00');
+    // A Debian AP whose firmware is the agent reports the agent's own version (unbundled: dev).
+    expect(await firmwareVersion(undefined, etc, 'agent')).toBe('dev');
+    expect(await firmwareVersion('Portico AP 1.2', etc, 'agent')).toBe('Portico AP 1.2');
   });
 });
 

@@ -90,6 +90,14 @@ describe('AP firmware: trusted keys, signed images, waves', () => {
     expect((await h.app.inject({ method: 'GET', url: link.replace(/token=[^&]+/, 'token=AAAA') })).statusCode).toBe(403);
   });
 
+  test('a rollout\'s soak and return deadline are seconds within bounds', async () => {
+    const { images } = await view();
+    const start = (extra: Record<string, unknown>) => firmware({ action: 'rollout', id: images[0].id, serials: ['02ee00000001'], ...extra });
+    expect(await start({ deadline: 10 })).toMatchObject({ success: false, errors: { deadline: expect.any(String) } });
+    expect(await start({ soak: -1 })).toMatchObject({ success: false, errors: { soak: expect.any(String) } });
+    expect(await start({ deadline: 1.5 })).toMatchObject({ success: false, errors: { deadline: expect.any(String) } });
+  });
+
   test('a key that signed a kept image is not removed; an image is deleted with its file', async () => {
     const { keys, images } = await view();
     expect(await firmware({ action: 'delkey', id: keys[0].id })).toMatchObject({ success: false, msg: 'msg.firmware.inUse' });
@@ -107,5 +115,8 @@ describe('firmware links', () => {
     // Not known, or not an address: the console's own base.
     expect(deviceBase('http://192.168.1.1:8080', null)).toBe('http://192.168.1.1:8080');
     expect(deviceBase('http://192.168.1.1:8080', 'evil.example/x')).toBe('http://192.168.1.1:8080');
+    // Through a relay or proxy, the Host header's port is not the gateway's: its own listener's is.
+    expect(deviceBase('http://127.0.0.1:41234', '10.0.5.1', 8080)).toBe('http://10.0.5.1:8080');
+    expect(deviceBase('http://127.0.0.1:41234', null, 8080)).toBe('http://127.0.0.1:41234');
   });
 });

@@ -223,6 +223,10 @@ export const firmwareActionSchema = z.discriminatedUnion('action', [
     serials: deviceSerials(),
     canary: z.number().int().min(0).max(100).default(1),
     waves: z.array(z.number().int().min(1).max(100)).min(1).max(10).default([10, 50, 100]),
+    /** Seconds the upgraded APs are watched after each wave before the next one starts. */
+    soak: z.number().int().min(0).max(86_400).default(120),
+    /** Seconds an AP sent the upgrade has to come back on the new version before it is rolled back. */
+    deadline: z.number().int().min(30).max(86_400).default(600),
   }),
   z.object({ action: z.literal('cancel') }),
 ]);

@@ -26,6 +26,8 @@ export default function FirmwareRolloutPage() {
   const [serials, setSerials] = useState<string[]>([]);
   const [canary, setCanary] = useState<number>(1);
   const [waves, setWaves] = useState<string[]>(['10', '50', '100']);
+  const [soak, setSoak] = useState<number>(120);
+  const [deadline, setDeadline] = useState<number>(600);
   const [all, setAll] = useState(false);
 
   useEffect(() => {
@@ -39,7 +41,7 @@ export default function FirmwareRolloutPage() {
   const percents = waves.map(Number).filter((n) => Number.isInteger(n) && n >= 1 && n <= 100);
 
   async function start() {
-    const reply = await apiPost('ac/firmware', { action: 'rollout', id: image, serials: targets, canary, waves: percents }).catch(() => null);
+    const reply = await apiPost('ac/firmware', { action: 'rollout', id: image, serials: targets, canary, waves: percents, soak, deadline }).catch(() => null);
     if (reply?.success) {
       showSuccessNotice(t('wireless.firmware.started'));
       void navigate(BACK);
@@ -69,6 +71,8 @@ export default function FirmwareRolloutPage() {
       )}
       <NumberInput label={t('wireless.firmware.canary')} min={0} max={100} value={canary} onChange={(v) => setCanary(typeof v === 'number' ? v : 0)} data-testid="rollout-canary" />
       <TagsInput label={t('wireless.firmware.waves')} description={t('wireless.firmware.wavesHint')} value={waves} onChange={setWaves} data-testid="rollout-waves" />
+      <NumberInput label={t('wireless.firmware.soak')} description={t('wireless.firmware.soakHint')} min={0} max={86400} value={soak} onChange={(v) => setSoak(typeof v === 'number' ? v : 0)} data-testid="rollout-soak" />
+      <NumberInput label={t('wireless.firmware.deadline')} description={t('wireless.firmware.deadlineHint')} min={30} max={86400} value={deadline} onChange={(v) => setDeadline(typeof v === 'number' ? v : 30)} data-testid="rollout-deadline" />
       <Text size="sm" c="dimmed">
         {t('wireless.firmware.rolloutHint')}
       </Text>

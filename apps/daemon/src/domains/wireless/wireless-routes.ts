@@ -162,7 +162,7 @@ export async function registerFirmwareRoutes(app: FastifyInstance, service: Wire
             return success({ cancelled: service.cancelRollout() });
           case 'rollout': {
             const base = `${request.protocol}://${request.host}`;
-            const result = service.startRollout(body.data.id, body.data.serials, { canary: body.data.canary, waves: body.data.waves }, base);
+            const result = service.startRollout(body.data.id, body.data.serials, { canary: body.data.canary, waves: body.data.waves, soakSeconds: body.data.soak, deadlineSeconds: body.data.deadline }, base, request.socket.localPort);
             return result.done.length ? success(result) : failure('msg.firmware.noTargets', undefined, result);
           }
         }

@@ -575,10 +575,17 @@ export class WirelessService implements RuntimeService {
   /**
    * Upgrades the given APs to an image in waves (canary first). Each device fetches the image
    * through a link of its own, on the address it reached the controller on, with the scheme
-   * and port of `baseUrl` (the console's, as the administrator reached it); a device whose
-   * address is not known gets `baseUrl` itself.
+   * of `baseUrl` (the console's, as the administrator reached it) and the port the daemon took
+   * that request on (`listenPort`, see deviceBase); a device whose address is not known gets
+   * `baseUrl` itself.
    */
-  startRollout(imageId: string, serials: readonly string[], options: { canary: number; waves: number[] }, baseUrl: string): DeviceCommandResult {
+  startRollout(
+    imageId: string,
+    serials: readonly string[],
+    options: { canary: number; waves: number[]; soakSeconds?: number; deadlineSeconds?: number },
+    baseUrl: string,
+    listenPort?: number,
+  ): DeviceCommandResult {
     const image = this.firmware.image(imageId);
     if (!image) throw new FirmwareRefused('notFound');
     if (this.rollout && ['pending', 'running'].includes(this.rollout.run.snapshot().state)) throw new FirmwareRefused('inUse');
@@ -594,11 +601,19 @@ export class WirelessService implements RuntimeService {
     if (aps.length === 0) return { done: [], refused };
     const upgradeTo = (serial: string, target: { sha256: string; signature: string }) =>
       this.controller
-        .upgrade(serial, `${deviceBase(baseUrl, this.controller.live(serial)?.gatewayAddress)}/api/ac/firmware/image/${target.sha256}?${this.firmware.linkToken(serial, target.sha256)}`, target.signature)
+        .upgrade(serial, `${deviceBase(baseUrl, this.controller.live(serial)?.gatewayAddress, listenPort)}/api/ac/firmware/image/${target.sha256}?${this.firmware.linkToken(serial, target.sha256)}`, target.signature)
         .then(() => undefined);
     const previous = new Map(aps.map((ap) => [ap.id, ap.version]));
     const run = createFirmwareRollout(
-      { targetVersion: image.version, aps, canaryCount: options.canary, wavePercents: options.waves, ...this.deps.rolloutTiming },
+      {
+        targetVersion: image.version,
+        aps,
+        canaryCount: options.canary,
+        wavePercents: options.waves,
+        ...(options.soakSeconds !== undefined ? { soakMs: options.soakSeconds * 1000 } : {}),
+        ...(options.deadlineSeconds !== undefined ? { returnDeadlineMs: options.deadlineSeconds * 1000 } : {}),
+        ...this.deps.rolloutTiming,
+      },
       {
         upgrade: (serial) => upgradeTo(serial, image),
         // Back to what it ran, when that image is here; otherwise the rollout counts it as failed.
@@ -738,10 +753,16 @@ export class WirelessService implements RuntimeService {
   }
 }
 
-/** `baseUrl` with its host replaced by the gateway address a device reached it on. */
-export function deviceBase(baseUrl: string, gatewayAddress: string | null | undefined): string {
+/**
+ * `baseUrl` with its host replaced by the gateway address a device reached it on, and its port
+ * by `listenPort` when given: the port the daemon itself accepted the console's request on. The
+ * port in the administrator's Host header may be a relay's or a proxy's, which only the
+ * administrator can reach; on its own address the gateway answers on its own listener.
+ */
+export function deviceBase(baseUrl: string, gatewayAddress: string | null | undefined, listenPort?: number): string {
   if (!gatewayAddress || isIP(gatewayAddress) === 0) return baseUrl;
   const url = new URL(baseUrl);
   url.hostname = isIP(gatewayAddress) === 6 ? `[${gatewayAddress}]` : gatewayAddress;
+  if (listenPort !== undefined && Number.isInteger(listenPort) && listenPort > 0 && listenPort < 65536) url.port = String(listenPort);
   return url.origin;
 }
