@@ -177,8 +177,6 @@ export const pppoeServer = defineEntity({
     ...commonShape('pppoe'),
     /** Hosts on the server's interfaces reach nothing beyond the gateway unless they dial. */
     pppoeonly: z.boolean().default(false),
-    /** An expired account is let in, and its first web request is sent to the expiry notice. */
-    remindexpired: z.boolean().default(false),
   }),
   refine(value, ctx) {
     for (const [field, message] of pppServerIssues(value)) ctx.addIssue(field, message);
@@ -192,7 +190,6 @@ export const pppoeServer = defineEntity({
           ...BASIC_FIELDS,
           { name: 'interfaces', ref: LAN_SIDE_REF },
           { name: 'pppoeonly', widget: 'switch' },
-          { name: 'remindexpired', widget: 'switch' },
         ],
       },
       { key: 'advanced', fields: ADVANCED_FIELDS },

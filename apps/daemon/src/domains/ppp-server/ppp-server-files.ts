@@ -83,10 +83,10 @@ function path(value: string): string {
   return value;
 }
 
-/** `set NAME=value` for the hook's environment: a path list or one path. */
+/** `set NAME=value` for the hook's environment: a path, a path list or a keyword. */
 function setting(name: string, value: string): string {
   assertInert(value, name);
-  if (!/^\/[A-Za-z0-9._/+:-]*$/.test(value)) throw new RenderValueError(`${name} ${JSON.stringify(value)} cannot be rendered`);
+  if (!/^[A-Za-z0-9._/+:-]+$/.test(value)) throw new RenderValueError(`${name} ${JSON.stringify(value)} cannot be rendered`);
   return `${name}=${value}`;
 }
 
@@ -120,7 +120,7 @@ export function renderPppServerOptions(kind: PppServerKind, settings: PppServerS
   else if (settings.compress_option === 'bsdcomp') lines.push(['nodeflate']);
   const hookPath = [dirname(process.execPath), '/usr/sbin', '/usr/bin', '/sbin', '/bin'].join(':');
   lines.push(['ip-up-script', path(env.hook)], ['ip-down-script', path(env.hook)]);
-  lines.push(['set', setting('PORTICO_PPP_SERVER_DIR', join(env.root, PPP_SESSION_DIR))], ['set', setting('PORTICO_PPP_SERVER_KIND', `/${kind}`)], ['set', setting('PATH', hookPath)]);
+  lines.push(['set', setting('PORTICO_PPP_SERVER_DIR', join(env.root, PPP_SESSION_DIR))], ['set', setting('PORTICO_PPP_SERVER_KIND', kind)], ['set', setting('PATH', hookPath)]);
   const body = lines.map((line) => line.join(' '));
   return `# Portico ${kind} server: pppd options (rendered, do not edit)\n${body.join('\n')}\n`;
 }
@@ -147,7 +147,7 @@ const SERVER_OPTIONS = new Map<string, RegExp | null>([
   ['novj', null],
   ['ip-up-script', ABSOLUTE_PATH],
   ['ip-down-script', ABSOLUTE_PATH],
-  ['set', /^(?:PORTICO_PPP_SERVER_DIR|PORTICO_PPP_SERVER_KIND|PATH)=\/[A-Za-z0-9._/+:-]*$/],
+  ['set', /^(?:PORTICO_PPP_SERVER_DIR|PORTICO_PPP_SERVER_KIND|PATH)=[A-Za-z0-9._/+:-]+$/],
 ]);
 
 /**

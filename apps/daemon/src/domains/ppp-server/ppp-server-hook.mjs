@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 const [ifname = '', , , local = '', remote = '', ipparam = ''] = process.argv.slice(2);
 const dir = process.env.PORTICO_PPP_SERVER_DIR ?? '';
-const kind = (process.env.PORTICO_PPP_SERVER_KIND ?? '').replace(/^\//, '');
+const kind = process.env.PORTICO_PPP_SERVER_KIND ?? '';
 if (!dir.startsWith('/') || !/^ppp[0-9]{1,5}$/.test(ifname) || !['pptp', 'l2tp', 'pppoe'].includes(kind)) process.exit(1);
 const target = join(dir, `${ifname}.json`);
 // pppd runs this one file for up and down; CONNECT_TIME is set on down only.

@@ -14,6 +14,7 @@ import {
   pppSettingsOf,
   PPP_SERVER_FILES,
   PPP_SERVER_HOOK,
+  PPP_SESSION_DIR,
   renderPppoeArgs,
   renderPppServerOptions,
   renderPptpdConf,
@@ -59,7 +60,8 @@ function pppServerDomain(settings: Settings): ConfigDomain {
         }
       }
       files.push({ target: PPP_SERVER_FILES.control, content: `${JSON.stringify(enabled)}\n`, check: 'none' });
-      return [{ domain: 'ppp-server', files }];
+      // The folder the link hook records sessions in.
+      return [{ domain: 'ppp-server', files, dirs: Object.values(enabled).some(Boolean) ? [`/${PPP_SESSION_DIR}`] : [] }];
     },
   };
 }

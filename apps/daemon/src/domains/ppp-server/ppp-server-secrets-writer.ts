@@ -29,7 +29,7 @@ export function pppSecretsWriter(ctx: AppContext, root: string, report: (error: 
     for (const kind of PPP_SERVER_KINDS) {
       const settings = pppSettingsOf(snapshot, kind);
       if (!settings.enabled || settings.authway !== 'local') continue;
-      // Expired accounts are refused: the expiry notice a reminded PPPoE user would be sent to is not served to PPP sessions yet.
+      // Expired accounts are refused (the expiry notice is not served to PPP sessions yet).
       servers.push({ kind, accounts: accounts.pppAccounts(kind), expiredAllowed: false });
     }
     if (!servers.length) {

@@ -21,7 +21,7 @@ const SECRET = /^[\x21\x23-\x5b\x5d-\x7e]{1,255}$/;
 export interface PppSecretsInput {
   kind: PppServerKind;
   accounts: readonly PppAccount[];
-  /** Expired accounts may dial (the PPPoE server's "remind expired users"); else they are left out. */
+  /** Whether expired accounts may dial; else they are left out (refused). */
   expiredAllowed: boolean;
 }
 
