@@ -1,12 +1,14 @@
-import { Alert, Badge, Button, Group, Paper, Stack, Table, Title } from '@mantine/core';
+import { Alert, Badge, Group, Paper, Stack, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { l2tpServer, pppoeServer, pptpServer, type AnyEntity, type PppServerKind, type PppServerStatus } from '@portico/schema';
 import { apiPost } from '../../api/api-client.js';
 import { useCurrentRoute } from '../../routes/current-route.js';
 import EntityFormPage from '../entity/entity-form-page.js';
-import { instantText, useStatusQuery } from '../network-status/net-status-query.js';
+import { useStatusQuery } from '../network-status/net-status-query.js';
+import { VpnSessionsTable } from './vpn-sessions-table.js';
 
 const REFRESH_MS = 10_000;
+const PPP_SESSION_COLUMNS = ['username', 'from', 'address', 'since', 'rx', 'tx'].map((key) => `pppServer.status.${key}`);
 
 /** The daemon's status route of each PPP server (domains/ppp-server/ppp-server-routes.ts). */
 const statusPath = (kind: PppServerKind) => `auth/${kind}/status`;
@@ -26,7 +28,7 @@ function PppServerPage({ entity, kind }: { entity: AnyEntity; kind: PppServerKin
 }
 
 function PppStatusPanel({ kind }: { kind: PppServerKind }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const canWrite = useCurrentRoute()?.permission === 'modify';
   const { data, refresh } = useStatusQuery<PppServerStatus>(statusPath(kind), {}, REFRESH_MS);
 
@@ -52,33 +54,13 @@ function PppStatusPanel({ kind }: { kind: PppServerKind }) {
           </Alert>
         )}
         <Title order={5}>{t('pppServer.status.sessions')}</Title>
-        <Table data-testid="ppp-sessions">
-          <Table.Thead>
-            <Table.Tr>
-              {['username', 'from', 'address', 'since', 'rx', 'tx'].map((key) => (
-                <Table.Th key={key}>{t(`pppServer.status.${key}`)}</Table.Th>
-              ))}
-              <Table.Th />
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {(data?.sessions ?? []).map((s) => (
-              <Table.Tr key={s.ifname}>
-                <Table.Td>{s.username}</Table.Td>
-                <Table.Td>{s.from}</Table.Td>
-                <Table.Td>{s.address}</Table.Td>
-                <Table.Td>{instantText(s.since, i18n.language)}</Table.Td>
-                <Table.Td>{s.rx}</Table.Td>
-                <Table.Td>{s.tx}</Table.Td>
-                <Table.Td>
-                  <Button size="xs" variant="subtle" color="red" disabled={!canWrite} onClick={() => void kick(s.ifname)}>
-                    {t('pppServer.status.kick')}
-                  </Button>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <VpnSessionsTable
+          testId="ppp-sessions"
+          rows={(data?.sessions ?? []).map((s) => ({ ...s, key: s.ifname, name: s.username }))}
+          labels={{ columns: PPP_SESSION_COLUMNS, kick: 'pppServer.status.kick' }}
+          canWrite={canWrite}
+          onKick={(s) => void kick(s.key)}
+        />
       </Stack>
     </Paper>
   );
