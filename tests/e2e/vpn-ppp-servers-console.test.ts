@@ -57,22 +57,32 @@ describe('PPP servers in the console', () => {
     await expect.poll(async () => (await settings('l2tp')).ipsec, { timeout: 15_000 }).toBe(true);
     expect((await settings('l2tp')).psk).toBeUndefined();
 
-    // PPPoE: an interface is required when enabled; the MTU range is held on the advanced tab.
+    // PPPoE: an interface is required when enabled; MPPE needs MS-CHAP (advanced tab).
     await open(page, '/hotspot/ppoeservice');
     await page.getByTestId('field-enabled').check();
     await page.getByTestId('entity-save').click();
     await expect.poll(() => page.getByTestId('field-error-interfaces').textContent()).toBe('This field is required.');
     await page.getByTestId('field-interfaces').click();
     await page.getByRole('option', { name: 'lan', exact: true }).click();
+    // A multiple choice stays open for more: close it.
+    await page.keyboard.press('Escape');
     await page.getByTestId('field-pppoeonly').check();
     await page.getByTestId('tab-advanced').click();
-    await page.getByTestId('field-mtu').fill('20');
-    await page.getByTestId('entity-save').click();
-    await expect.poll(() => page.getByTestId('field-error-mtu').textContent()).toBe('Enter an integer from 46 to 1500.');
+    // MPPE keys come out of MS-CHAP: with PAP alone the rule lands on the MPPE switch.
+    const choose = async (field: string, ...options: string[]) => {
+      await page.getByTestId(field).click();
+      for (const option of options) await page.getByRole('option', { name: option, exact: true }).click();
+      await page.keyboard.press('Escape');
+    };
+    await choose('field-authproto', 'MS-CHAPv2', 'PAP');
+    await page.getByTestId('field-mppe').check();
     await page.getByTestId('field-mtu').fill('1400');
     await page.getByTestId('entity-save').click();
+    await expect.poll(() => page.getByTestId('field-error-mppe').textContent()).toBe('MPPE needs MS-CHAP or MS-CHAPv2 among the protocols.');
+    await choose('field-authproto', 'MS-CHAPv2');
+    await page.getByTestId('entity-save').click();
     await expect.poll(async () => (await settings('pppoe')).enabled, { timeout: 15_000 }).toBe(true);
-    expect(await settings('pppoe')).toMatchObject({ interfaces: ['lan'], pppoeonly: true, mtu: 1400 });
+    expect(await settings('pppoe')).toMatchObject({ interfaces: ['lan'], pppoeonly: true, mtu: 1400, mppe: true, authproto: ['pap', 'mschap-v2'] });
     expect(errors).toEqual([]);
     await context.close();
   }, 180_000);
