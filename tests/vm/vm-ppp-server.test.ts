@@ -38,6 +38,17 @@ async function addAccount(username: string, type: string, password: string): Pro
   await admin.write('auth/userauth', { action: 'add', username, password, confirm: password, type });
 }
 
+/** Runs `dial`; when it fails, the guest's recent journal and processes go with the error. */
+async function withGuestLog<T>(dial: () => Promise<T>): Promise<T> {
+  try {
+    return await dial();
+  } catch (error) {
+    const journal = await gw.vm.agent.run(['/usr/bin/journalctl', '-b', '--no-pager', '-o', 'cat', '-n', '120']).catch((e: unknown) => String(e));
+    const processes = await gw.vm.agent.run(['/usr/bin/ps', '-eo', 'pid,args']).catch((e: unknown) => String(e));
+    throw new Error(`${String(error)}\n--- journal ---\n${journal}\n--- processes ---\n${processes}`);
+  }
+}
+
 /** Dials, is listed, passes traffic, is kicked off: the same proof for each server. */
 async function proveServer(kind: string, username: string, local: string, rangePrefix: RegExp): Promise<void> {
   await expect.poll(() => peerAddressTowards(local), { timeout: 90_000, interval: 1000 }).toMatch(rangePrefix);
@@ -73,10 +84,10 @@ describe.skipIf(skip !== null)(`the gateway's PPP servers in the image's kernel$
     await addAccount('dsluser1', 'pppoe', 'DslPass123');
     await admin.write('auth/pppoe', { enabled: true, interfaces: ['dslan'], authproto: ['chap', 'mschap-v2'], mppe: false });
     await expect.poll(async () => (await status('pppoe')).running, { timeout: 30_000 }).toBe(true);
-    await peer.run(
+    await withGuestLog(() => peer.run(
       ['/usr/sbin/pppd', 'plugin', 'rp-pppoe.so', 'nic-pp1', 'user', 'dsluser1', 'password', 'DslPass123', 'noauth', 'noipdefault', 'nodefaultroute', 'updetach', 'maxfail', '1'],
       { timeoutMs: 90_000 },
-    );
+    ));
     await proveServer('pppoe', 'dsluser1', '10.0.40.1', /^10\.0\.40\.\d+$/);
   });
 
@@ -89,17 +100,17 @@ describe.skipIf(skip !== null)(`the gateway's PPP servers in the image's kernel$
     await peer.run(['/usr/sbin/xl2tpd', '-c', '/etc/xl2tpd/xl2tpd.conf', '-p', '/run/peer-lac.pid', '-C', '/run/peer-lac.control']);
     await poll(async () => (await peer.run(['/usr/bin/test', '-p', '/run/peer-lac.control']).then(() => true, () => false)), (ok) => ok, 30_000, 'the LAC control pipe');
     await peer.run(['/usr/bin/tee', '/run/peer-lac.control'], { input: 'c gw\n' });
-    await proveServer('l2tp', 'l2tpuser1', '10.0.30.1', /^10\.0\.30\.\d+$/);
+    await withGuestLog(() => proveServer('l2tp', 'l2tpuser1', '10.0.30.1', /^10\.0\.30\.\d+$/));
   });
 
   test('a PPTP client (pptp-linux, MPPE) connects with a pptp account, reaches the server and is kicked off', async () => {
     await addAccount('pptpuser1', 'pptp', 'PptpPass123');
     await admin.write('auth/pptp', { enabled: true, interfaces: ['vpnlan'] });
     await expect.poll(async () => (await status('pptp')).running, { timeout: 30_000 }).toBe(true);
-    await peer.run(
+    await withGuestLog(() => peer.run(
       ['/usr/sbin/pppd', 'pty', '/usr/sbin/pptp 10.90.0.1 --nolaunchpppd', 'user', 'pptpuser1', 'password', 'PptpPass123', 'noauth', 'require-mppe-128', 'noipdefault', 'nodefaultroute', 'updetach', 'maxfail', '1'],
       { timeoutMs: 90_000 },
-    );
+    ));
     await proveServer('pptp', 'pptpuser1', '10.0.20.1', /^10\.0\.20\.\d+$/);
   });
 });
