@@ -102,7 +102,9 @@ export interface PppRenderEnv {
  * the secrets files; MPPE and compression as set; the hook records each session for the daemon.
  */
 export function renderPppServerOptions(kind: PppServerKind, settings: PppServerSettings, env: PppRenderEnv): string {
-  const lines: string[][] = [['name', PPP_SERVER_NAME[kind]], ['auth'], ['nodefaultroute'], ['noipv6'], ['nodetach']];
+  // No `nodetach`: pptpd hands pppd the link as its standard input and output, where a pppd that
+  // does not detach writes its log, into the link; pppoe-server and xl2tpd pass it themselves.
+  const lines: string[][] = [['name', PPP_SERVER_NAME[kind]], ['auth'], ['nodefaultroute'], ['noipv6']];
   lines.push(['ms-dns', ipv4(settings.msdns || settings.localip)]);
   const protos = new Set(settings.authproto);
   const option = { pap: 'pap', chap: 'chap', mschap: 'mschap', 'mschap-v2': 'mschap-v2' } as const;
@@ -131,7 +133,6 @@ const SERVER_OPTIONS = new Map<string, RegExp | null>([
   ['auth', null],
   ['nodefaultroute', null],
   ['noipv6', null],
-  ['nodetach', null],
   ['ms-dns', /^\d{1,3}(?:\.\d{1,3}){3}$/],
   ...['pap', 'chap', 'mschap', 'mschap-v2', 'eap'].flatMap((p): Array<[string, null]> => [[`require-${p}`, null], [`refuse-${p}`, null]]),
   ['mtu', /^\d{2,4}$/],
