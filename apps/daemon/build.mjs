@@ -115,8 +115,8 @@ for (const [entry, out] of bundles) await build({
 });
 
 // The network domain's hooks, beside the bundle (dist-files.mjs says which and why).
-for (const { file, executable } of NETWORK_HOOK_FILES) {
-  copyFileSync(join(here, 'src', 'domains', 'network', file), join(here, 'dist', file));
+for (const { file, executable, domain = 'network' } of NETWORK_HOOK_FILES) {
+  copyFileSync(join(here, 'src', 'domains', domain, file), join(here, 'dist', file));
   chmodSync(join(here, 'dist', file), executable ? 0o755 : 0o644);
 }
 

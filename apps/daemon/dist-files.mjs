@@ -7,4 +7,6 @@ export const NETWORK_HOOK_FILES = Object.freeze([
   Object.freeze({ file: 'ppp-up-hook.mjs', executable: true }),
   Object.freeze({ file: 'ppp-down-hook.mjs', executable: true }),
   Object.freeze({ file: 'ppp-hook-record.mjs', executable: false }),
+  // The PPP servers' session hook (domains/ppp-server, ppp-server-files.ts).
+  Object.freeze({ file: 'ppp-server-hook.mjs', executable: true, domain: 'ppp-server' }),
 ]);

@@ -16,6 +16,7 @@ import { qosModule } from './domains/qos/qos-module.js';
 import { maintainModule } from './domains/maintain/maintain-module.js';
 import { wirelessModule } from './domains/wireless/wireless-module.js';
 import { vpnServerModule } from './domains/vpn-server/vpn-server-module.js';
+import { pppServerModule } from './domains/ppp-server/ppp-server-module.js';
 import { auditModule } from './domains/audit/audit-module.js';
 import { speedtestModule } from './domains/speedtest/speedtest-module.js';
 import { systemTimeModule } from './domains/system-time/system-time-module.js';
@@ -47,6 +48,7 @@ export const DOMAIN_MODULES = [
   qosModule,
   wirelessModule,
   vpnServerModule,
+  pppServerModule,
   auditModule,
   speedtestModule,
   systemTimeModule,

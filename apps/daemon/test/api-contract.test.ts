@@ -39,13 +39,10 @@ const FUNCTIONS_NOT_BUILT: Record<'get' | 'post', readonly string[]> = {
   get: [
     // E-mail notice.
     'sysconf/emailinfo',
-    // VPN servers other than OpenVPN.
-    'auth/pptp', 'auth/l2tp', 'auth/pppoe',
   ],
   post: [
     // sysconf/disk's writes (format, mount) belong to storage; its read lists the audit's disks.
     'sysconf/emailinfo', 'sysconf/disk',
-    'auth/pptp', 'auth/l2tp', 'auth/pppoe',
   ],
 };
 

@@ -31,7 +31,7 @@ describe('the domain list', () => {
 
   test('ruleset parts run in list order: the hotspot (and its RADIUS input rule) before the firewall, Smart QoS marks, then the parts that only accept', () => {
     const parts = systemRulesetParts({ qosDownload: 'lan' });
-    expect(parts).toHaveLength(10);
+    expect(parts).toHaveLength(11);
     expect(parts[0]!.entities).toEqual(Object.values(HOTSPOT_ENTITIES));
     expect(parts[1]!.entities).toEqual(['hotspotRadius']);
     expect(parts[2]).toBe(firewallContributor);
@@ -40,19 +40,22 @@ describe('the domain list', () => {
     expect(parts[4]!.entities).toEqual([]);
     // The VPN servers' ports and tunnels come after Smart QoS: they only accept, never mark.
     expect(parts[5]!.entities).toEqual(['openvpnServer', 'ipsecPeer']);
+    expect(parts[6]!.entities).toEqual(['pptpServer', 'l2tpServer', 'pppoeServer']);
     // The behaviour audit's chain only logs, on a hook of its own.
-    expect(parts[6]!.entities).toEqual(['behaviourAudit']);
+    expect(parts[7]!.entities).toEqual(['behaviourAudit']);
     // The System section's accepts: the LAN NTP server, then remote access.
-    expect(parts[7]!.entities).toEqual(['systemTime']);
-    expect(parts[8]!.entities).toEqual(['remoteAccess']);
+    expect(parts[8]!.entities).toEqual(['systemTime']);
+    expect(parts[9]!.entities).toEqual(['remoteAccess']);
     // The logs domain's part only adds dnsmasq's DHCP log lines.
-    expect(parts[9]!.part({}, {} as never)).toMatchObject({ dnsmasq: ['log-dhcp', 'log-facility=/var/log/portico/dhcp.log'] });
+    expect(parts[10]!.part({}, {} as never)).toMatchObject({ dnsmasq: ['log-dhcp', 'log-facility=/var/log/portico/dhcp.log'] });
   });
 
   test('config domains apply in order, and every entity they name feeds them', () => {
     const registry = systemRegistry();
-    expect(registry.renderable()).toEqual(['network', 'conntrack', 'qos', 'openvpn-server', 'ipsec-server', 'audit', 'system-time', 'net-param', 'system-info']);
+    expect(registry.renderable()).toEqual(['network', 'conntrack', 'qos', 'openvpn-server', 'ipsec-server', 'ppp-server', 'audit', 'system-time', 'net-param', 'system-info']);
     expect(registry.domainsOf(['ipsecPeer'])).toEqual(['network', 'ipsec-server']);
+    // L2TP/IPsec's key rides on the IPsec server's charon.
+    expect(registry.domainsOf(['l2tpServer'])).toEqual(['network', 'ipsec-server', 'ppp-server']);
     expect(registry.domainsOf(['behaviourAudit'])).toEqual(['network', 'audit']);
     expect(registry.domainsOf(['systemTime'])).toEqual(['network', 'system-time']);
     expect(registry.domainsOf(['remoteAccess'])).toEqual(['network']);

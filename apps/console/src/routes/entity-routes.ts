@@ -58,4 +58,7 @@ export const ENTITY_ROUTES: readonly string[] = [
   '/system/romotevisit',
   '/system/networkparameter',
   '/vpnserver/ipsecservice',
+  '/vpnserver/pptpservice',
+  '/vpnserver/l2tpservice',
+  '/hotspot/ppoeservice',
 ];

@@ -5,9 +5,6 @@
  * declared one. A sub-route of a page listed here is not built either.
  */
 export const UNBUILT_PAGES: readonly string[] = [
-  '/vpnserver/pptpservice',
-  '/vpnserver/l2tpservice',
-  '/hotspot/ppoeservice',
   '/cloud/cloud',
   '/cloud/sdlan',
   '/cloud/vendor999',

@@ -35,6 +35,7 @@ import { hotspotRadius } from '../hotspot/hotspot-radius.js';
 import { hotspotLdap } from '../hotspot/hotspot-ldap.js';
 import { openvpnServer } from '../vpn-server/openvpn-server.js';
 import { ipsecPeer } from '../vpn-server/ipsec-server.js';
+import { l2tpServer, pppoeServer, pptpServer } from '../vpn-server/ppp-server.js';
 import { hotspotWifidog } from '../hotspot/hotspot-wifidog.js';
 import { hotspotCmcc } from '../hotspot/hotspot-cmcc.js';
 import { hotspotRusystem } from '../hotspot/hotspot-rusystem.js';
@@ -111,6 +112,9 @@ export const ENTITIES: readonly AnyEntity[] = [
   remoteSyslog as unknown as AnyEntity,
   systemHost as unknown as AnyEntity,
   ipsecPeer as unknown as AnyEntity,
+  pptpServer as unknown as AnyEntity,
+  l2tpServer as unknown as AnyEntity,
+  pppoeServer as unknown as AnyEntity,
   securityEvents as unknown as AnyEntity,
 ];
 

@@ -1,2 +1,3 @@
 export * from './openvpn-server.js';
 export * from './ipsec-server.js';
+export * from './ppp-server.js';

@@ -157,8 +157,9 @@ function fieldModel(entity: AnyEntity, def: FormFieldDef, mode: FormMode, fixedF
     widget,
     labelKey: `${entity.name}.field.${def.name}`,
     helpKey: `${entity.name}.help.${def.name}`,
+    // A choice of fixed values, one (select) or several (multiselect); a ref's come from its rows.
     options:
-      widget === 'select' && !def.ref
+      (widget === 'select' || widget === 'multiselect') && !def.ref
         ? values.map((value) => ({
             value,
             key: String(value),

@@ -7,9 +7,11 @@ import { useCurrentRoute } from '../../routes/current-route.js';
 import { showSuccessNotice } from '../../shell/notice.js';
 import EntityFormPage from '../entity/entity-form-page.js';
 import { instantText, useStatusQuery } from '../network-status/net-status-query.js';
+import { VpnSessionsTable } from './vpn-sessions-table.js';
 import { downloadProfile, OPENVPN_PATHS, type OpenvpnClientRow, type OpenvpnSessionRow } from './openvpn-api.js';
 
 const REFRESH_MS = 10_000;
+const OPENVPN_SESSION_COLUMNS = ['clients.name', 'sessions.from', 'sessions.address', 'sessions.since', 'sessions.rx', 'sessions.tx'].map((key) => `openvpnServer.${key}`);
 
 /**
  * OpenVPN server (/vpnserver/openvpnservice): its settings form (generated from the entity),
@@ -32,7 +34,7 @@ function useCanWrite(): boolean {
 }
 
 function OpenvpnStatusPanel() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const canWrite = useCanWrite();
   const { data, refresh } = useStatusQuery<{ running: boolean; sessions: OpenvpnSessionRow[] }>(OPENVPN_PATHS.status, {}, REFRESH_MS);
 
@@ -63,33 +65,13 @@ function OpenvpnStatusPanel() {
           </Button>
         </Group>
         <Title order={5}>{t('openvpnServer.sessions.title')}</Title>
-        <Table data-testid="openvpn-sessions">
-          <Table.Thead>
-            <Table.Tr>
-              {['clients.name', 'sessions.from', 'sessions.address', 'sessions.since', 'sessions.rx', 'sessions.tx'].map((key) => (
-                <Table.Th key={key}>{t(`openvpnServer.${key}`)}</Table.Th>
-              ))}
-              <Table.Th />
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {(data?.sessions ?? []).map((s) => (
-              <Table.Tr key={`${s.name}-${s.from}`}>
-                <Table.Td>{s.name}</Table.Td>
-                <Table.Td>{s.from}</Table.Td>
-                <Table.Td>{s.address}</Table.Td>
-                <Table.Td>{instantText(s.since, i18n.language)}</Table.Td>
-                <Table.Td>{s.rx}</Table.Td>
-                <Table.Td>{s.tx}</Table.Td>
-                <Table.Td>
-                  <Button size="xs" variant="subtle" color="red" disabled={!canWrite} onClick={() => void kick(s.name)}>
-                    {t('openvpnServer.sessions.kick')}
-                  </Button>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <VpnSessionsTable
+          testId="openvpn-sessions"
+          rows={(data?.sessions ?? []).map((s) => ({ ...s, key: `${s.name}-${s.from}` }))}
+          labels={{ columns: OPENVPN_SESSION_COLUMNS, kick: 'openvpnServer.sessions.kick' }}
+          canWrite={canWrite}
+          onKick={(s) => void kick(s.name)}
+        />
       </Stack>
     </Paper>
   );

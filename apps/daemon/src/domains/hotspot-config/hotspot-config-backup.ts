@@ -29,6 +29,8 @@ const userRecord = z
       return parsed !== null && costWithin(parsed.cost, SCRYPT_COST);
     }),
     data: userData,
+    // The PPP secret as sealed on the device that made the backup (never plaintext).
+    ppp_secret: z.string().regex(/^v1:[A-Za-z0-9+/=]{1,400}$/).nullable().optional(),
     created_at: backupTimestamp,
     updated_at: backupTimestamp,
   })

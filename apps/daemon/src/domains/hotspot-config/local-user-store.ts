@@ -1,8 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { batchUserNames, dueTimeEnd, type HotspotUser, type HotspotUserBatch } from '@portico/schema';
 import type { Db } from '../../plugins/db-open.js';
 import type { PasswordHasher } from '../../plugins/password-hash.js';
 import type { EntityRow } from '../../config/entity-store.js';
+import type { ModuleMigration } from '../../plugins/db-open.js';
+import { isPppAccountType, PppSecretSeal } from './ppp-secret-seal.js';
 
 /** A local user without its password: what lists, rules and the portal engine see. */
 export type LocalUser = Omit<HotspotUser, 'password' | 'confirm'>;
@@ -12,6 +15,19 @@ interface UserDbRow {
   username: string;
   password_hash: string;
   data: string;
+  ppp_secret: string | null;
+}
+
+/** The sealed PPP secret's column (ppp-secret-seal.ts), added beside the hash. */
+export const LOCAL_USER_MIGRATIONS: readonly ModuleMigration[] = [
+  { name: 'local-user-ppp-secret', sql: 'ALTER TABLE hotspot_local_users ADD COLUMN ppp_secret TEXT' },
+];
+
+/** A PPP account as the PPP servers read it: its secret, or null until its password is set again. */
+export interface PppAccount {
+  username: string;
+  secret: string | null;
+  expired: boolean;
 }
 
 /** An account as a configuration backup carries it: the password only as its hash. */
@@ -20,6 +36,8 @@ export interface LocalUserRecord {
   username: string;
   password_hash: string;
   data: Record<string, unknown>;
+  /** PPP account types: the password sealed under the device key (never plaintext). */
+  ppp_secret?: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -45,12 +63,44 @@ export class LocalUserStore {
   /** A hash of a random password, checked for unknown names at the same cost as real ones. */
   private unknownUserHash: Promise<string> | undefined;
   private readonly createdListeners = new Set<AccountCreatedListener>();
+  private readonly changedListeners = new Set<() => void>();
 
   constructor(
     private readonly db: Db,
     private readonly passwords: PasswordHasher,
     private readonly now: () => number,
+    /** Seals the secrets of PPP accounts; without it (no state directory) they get none. */
+    private readonly seal?: PppSecretSeal,
   ) {}
+
+  /** The sealed secret an account of `type` keeps beside its hash, or null. */
+  private sealedFor(type: unknown, username: string, password: string): string | null {
+    return this.seal && isPppAccountType(type) ? this.seal.seal(username, password) : null;
+  }
+
+  /** Calls `listener` after every change of the accounts (the PPP servers render their secrets). */
+  onChanged(listener: () => void): () => void {
+    this.changedListeners.add(listener);
+    return () => this.changedListeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.changedListeners) listener();
+  }
+
+  /**
+   * The accounts of one PPP type with their secrets. An account created before secrets were
+   * sealed (or restored from another device) has none: it cannot dial until its password is set.
+   */
+  pppAccounts(type: string): PppAccount[] {
+    const rows = this.db.prepare('SELECT * FROM hotspot_local_users ORDER BY rowid').all() as UserDbRow[];
+    return rows.flatMap((row) => {
+      const user = this.toUser(row);
+      if (user.type !== type) return [];
+      const secret = row.ppp_secret && this.seal ? this.seal.open(row.username, row.ppp_secret) : null;
+      return [{ username: row.username, secret, expired: user.status === 'expired' }];
+    });
+  }
 
   private toUser(row: UserDbRow): LocalUser {
     const data = JSON.parse(row.data) as Omit<LocalUser, 'id' | 'username'>;
@@ -82,11 +132,13 @@ export class LocalUserStore {
     const hash = await this.passwords.hash(String(record.password));
     const id = randomUUID();
     const at = this.now();
+    const sealed = this.sealedFor(record.type, String(record.username), String(record.password));
     this.db
-      .prepare('INSERT INTO hotspot_local_users (id, username, password_hash, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(id, String(record.username), hash, JSON.stringify(dataOf(record)), at, at);
+      .prepare('INSERT INTO hotspot_local_users (id, username, password_hash, data, ppp_secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(id, String(record.username), hash, JSON.stringify(dataOf(record)), sealed, at, at);
     const user = this.get(id)!;
     for (const listener of this.createdListeners) listener(user, String(record.password));
+    this.changed();
     return user;
   }
 
@@ -99,17 +151,27 @@ export class LocalUserStore {
   /** Replaces the account's fields; a non-empty `record.password` replaces its hash. */
   async update(id: string, record: EntityRow): Promise<LocalUser | undefined> {
     const fresh = typeof record.password === 'string' && record.password !== '' ? await this.passwords.hash(record.password) : undefined;
-    const previous = this.db.prepare('SELECT data FROM hotspot_local_users WHERE id = ?').get(id) as { data: string } | undefined;
+    const previous = this.db.prepare('SELECT username, data, ppp_secret FROM hotspot_local_users WHERE id = ?').get(id) as
+      | { username: string; data: string; ppp_secret: string | null }
+      | undefined;
     if (!previous) return undefined;
     const data = { ...(JSON.parse(previous.data) as Record<string, unknown>), ...dataOf(record) };
-    if (fresh) this.db.prepare('UPDATE hotspot_local_users SET password_hash = ?, data = ?, updated_at = ? WHERE id = ?').run(fresh, JSON.stringify(data), this.now(), id);
-    else this.db.prepare('UPDATE hotspot_local_users SET data = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(data), this.now(), id);
+    // A new password is sealed for a PPP type; a type that is no PPP one keeps no secret.
+    const sealed = fresh ? this.sealedFor(data.type, previous.username, String(record.password)) : isPppAccountType(data.type) ? previous.ppp_secret : null;
+    if (fresh) {
+      this.db
+        .prepare('UPDATE hotspot_local_users SET password_hash = ?, data = ?, ppp_secret = ?, updated_at = ? WHERE id = ?')
+        .run(fresh, JSON.stringify(data), sealed, this.now(), id);
+    } else this.db.prepare('UPDATE hotspot_local_users SET data = ?, ppp_secret = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(data), sealed, this.now(), id);
+    this.changed();
     return this.get(id);
   }
 
   remove(ids: readonly string[]): number {
     const del = this.db.prepare('DELETE FROM hotspot_local_users WHERE id = ?');
-    return this.db.transaction(() => ids.reduce((n, id) => n + del.run(id).changes, 0))();
+    const removed = this.db.transaction(() => ids.reduce((n, id) => n + del.run(id).changes, 0))();
+    if (removed > 0) this.changed();
+    return removed;
   }
 
   /**
@@ -133,13 +195,14 @@ export class LocalUserStore {
       comment: batch.comment,
     });
     const insert = this.db.prepare(
-      'INSERT INTO hotspot_local_users (id, username, password_hash, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT INTO hotspot_local_users (id, username, password_hash, data, ppp_secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
     const ids = this.db.transaction(() => batchUserNames(batch.prefix, batch.count).map((name) => {
       const id = randomUUID();
-      insert.run(id, name, hash, data, at, at);
+      insert.run(id, name, hash, data, this.sealedFor(batch.type, name, batch.password), at, at);
       return id;
     }))();
+    this.changed();
     return ids.map((id) => this.get(id)!);
   }
 
@@ -157,7 +220,7 @@ export class LocalUserStore {
 
   /** Every account with its hash, as stored: what a configuration backup seals. */
   exportRecords(): LocalUserRecord[] {
-    const rows = this.db.prepare('SELECT id, username, password_hash, data, created_at, updated_at FROM hotspot_local_users ORDER BY rowid').all() as Array<
+    const rows = this.db.prepare('SELECT id, username, password_hash, data, ppp_secret, created_at, updated_at FROM hotspot_local_users ORDER BY rowid').all() as Array<
       UserDbRow & { created_at: number; updated_at: number }
     >;
     return rows.map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
@@ -169,20 +232,29 @@ export class LocalUserStore {
    */
   replaceAll(records: readonly LocalUserRecord[]): void {
     const insert = this.db.prepare(
-      'INSERT INTO hotspot_local_users (id, username, password_hash, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT INTO hotspot_local_users (id, username, password_hash, data, ppp_secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM hotspot_local_users').run();
-      for (const r of records) insert.run(r.id, r.username, r.password_hash, JSON.stringify(r.data), r.created_at, r.updated_at);
+      for (const r of records) insert.run(r.id, r.username, r.password_hash, JSON.stringify(r.data), r.ppp_secret ?? null, r.created_at, r.updated_at);
     })();
+    this.changed();
   }
 
   /** Sets a new password (self-service change); false when the account does not exist. */
   async setPassword(username: string, password: string): Promise<boolean> {
     const hash = await this.passwords.hash(password);
-    return this.db.prepare('UPDATE hotspot_local_users SET password_hash = ?, updated_at = ? WHERE username = ?').run(hash, this.now(), username).changes === 1;
+    const row = this.db.prepare('SELECT username, data FROM hotspot_local_users WHERE username = ?').get(username) as { username: string; data: string } | undefined;
+    if (!row) return false;
+    const sealed = this.sealedFor((JSON.parse(row.data) as { type?: unknown }).type, row.username, password);
+    this.db.prepare('UPDATE hotspot_local_users SET password_hash = ?, ppp_secret = ?, updated_at = ? WHERE username = ?').run(hash, sealed, this.now(), row.username);
+    this.changed();
+    return true;
   }
 }
+
+/** The device key of the PPP secrets, 0600 in the state directory. */
+export const PPP_SECRET_KEY_FILE = 'ppp-secret.key';
 
 const stores = new WeakMap<object, LocalUserStore>();
 
@@ -190,10 +262,11 @@ const stores = new WeakMap<object, LocalUserStore>();
  * The device's local users (one store per database). The portal engine signs local users in
  * with `localUsers(ctx).verifyLocalUser(username, password)`.
  */
-export function localUsers(ctx: { db: Db; passwords: PasswordHasher; now: () => number }): LocalUserStore {
+export function localUsers(ctx: { db: Db; passwords: PasswordHasher; now: () => number; settings?: { stateDir: string } }): LocalUserStore {
   let store = stores.get(ctx.db);
   if (!store) {
-    store = new LocalUserStore(ctx.db, ctx.passwords, ctx.now);
+    const seal = ctx.settings ? new PppSecretSeal(join(ctx.settings.stateDir, PPP_SECRET_KEY_FILE)) : undefined;
+    store = new LocalUserStore(ctx.db, ctx.passwords, ctx.now, seal);
     stores.set(ctx.db, store);
   }
   return store;

@@ -14,7 +14,8 @@ import { ipsecPeersOf } from './vpn-server-ruleset.js';
 export function l2tpPsk(snapshot: ConfigSnapshot): string | undefined {
   if (!entityByName(L2TP_PSK_SOURCE.entity)) return undefined;
   const record = singletonRecord(snapshot, L2TP_PSK_SOURCE.entity);
-  if (record?.enabled === false) return undefined;
+  // Only while the L2TP server is on and asks for IPsec.
+  if (record?.enabled !== true || record?.ipsec !== true) return undefined;
   const value = record?.[L2TP_PSK_SOURCE.field];
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
@@ -23,7 +24,7 @@ export function l2tpPsk(snapshot: ConfigSnapshot): string | undefined {
 export function ipsecDomain(systemRoot: string): ConfigDomain {
   return {
     name: 'ipsec-server',
-    entities: [ipsecPeer.name],
+    entities: [ipsecPeer.name, L2TP_PSK_SOURCE.entity],
     render(snapshot) {
       const peers = ipsecPeersOf(snapshot);
       const served = servedPeers(peers);

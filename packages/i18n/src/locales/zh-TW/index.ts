@@ -42,6 +42,10 @@ import hotspotSms from './hotspotSms.json';
 import hotspotRadius from './hotspotRadius.json';
 import hotspotLdap from './hotspotLdap.json';
 import openvpnServer from './openvpnServer.json';
+import pptpServer from './pptpServer.json';
+import l2tpServer from './l2tpServer.json';
+import pppoeServer from './pppoeServer.json';
+import pppServer from './pppServer.json';
 import ipsecPeer from './ipsecPeer.json';
 import hotspotWifidog from './hotspotWifidog.json';
 import hotspotCmcc from './hotspotCmcc.json';
@@ -86,4 +90,4 @@ import systemHost from './systemHost.json';
 import health from './health.json';
 import securityEvents from './securityEvents.json';
 /** One import per namespace file; a new namespace adds one line here in each language. */
-export default bundle({ common, validation, menu, msg, login, dashboard, adminUser, entity, portal, networkInterface, dhcpServer, dhcpStatic, staticRoute, arpBind, arpAuth, vlan, multiWan, portAttribute, iptv, vpnClient, maintain, hotspot, hotspotZone, hotspotPortal, hotspotTerms, hotspotPlan, hotspotAccounting, hotspotUser, hotspotUserBatch, hotspotWhitelist, hotspotBlacklist, hotspotReminder, hotspotLocalNotice, hotspotUpload, qosBase, qosIpRule, qosMacRule, qosPortRule, qosDomainRule, qosLoadBalance, qosIsp, qos, firewallPortMapping, firewallNat, firewallHostMapping, firewallAcl, firewallLanForward, firewallShareBlock, firewallSessionLimit, firewallConnLimit, firewallDmz, netStatus, hotspotStatus, hotspotReminderList, apGroup, wirelessSsid, apMacFilter, cpeProfile, wireless, hotspotSms, ucentral, hotspotLdap, smsLog, openvpnServer, hotspotWifidog, hotspotCmcc, hotspotRusystem, hotspotCloudportal, hotspotWeixin, hotspotSocial, hotspotRadius, behaviourAudit, speedTest, systemTime, remoteAccess, netParam, remoteSyslog, system, systemHost, ipsecPeer, health, securityEvents, logs, license, wizard });
+export default bundle({ common, validation, menu, msg, login, dashboard, adminUser, entity, portal, networkInterface, dhcpServer, dhcpStatic, staticRoute, arpBind, arpAuth, vlan, multiWan, portAttribute, iptv, vpnClient, maintain, hotspot, hotspotZone, hotspotPortal, hotspotTerms, hotspotPlan, hotspotAccounting, hotspotUser, hotspotUserBatch, hotspotWhitelist, hotspotBlacklist, hotspotReminder, hotspotLocalNotice, hotspotUpload, qosBase, qosIpRule, qosMacRule, qosPortRule, qosDomainRule, qosLoadBalance, qosIsp, qos, firewallPortMapping, firewallNat, firewallHostMapping, firewallAcl, firewallLanForward, firewallShareBlock, firewallSessionLimit, firewallConnLimit, firewallDmz, netStatus, hotspotStatus, hotspotReminderList, apGroup, wirelessSsid, apMacFilter, cpeProfile, wireless, hotspotSms, ucentral, hotspotLdap, smsLog, openvpnServer, hotspotWifidog, hotspotCmcc, hotspotRusystem, hotspotCloudportal, hotspotWeixin, hotspotSocial, hotspotRadius, behaviourAudit, speedTest, systemTime, remoteAccess, netParam, remoteSyslog, system, systemHost, ipsecPeer, pptpServer, l2tpServer, pppoeServer, pppServer, health, securityEvents, logs, license, wizard });

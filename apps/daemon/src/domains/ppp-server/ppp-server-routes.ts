@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import { fieldErrors, MSG, pppKickBody, pppServerStatusSchema, PPP_SERVER_KINDS, type PppServerKind } from '@portico/schema';
+import type { AppContext } from '../../app-context.js';
+import { failure, success } from '../../plugins/api-envelope.js';
+import { localUsers } from '../hotspot-config/hotspot-config-public.js';
+import { pppEntity, pppSettingsOf } from './ppp-server-files.js';
+import { pppServerRunning } from './ppp-server-activation.js';
+import { kickPppSession, pppSessions, type SessionSource } from './ppp-server-sessions.js';
+
+export const PPP_MSG = { noSession: 'msg.ppp.noSession' } as const;
+
+/**
+ * Each PPP server's status route beside its settings (the generic `auth/<kind>`):
+ * `auth/<kind>/status` answers running or STOPPED, the online sessions (who, from where,
+ * address, since, bytes) and the local accounts of its type that cannot dial until their
+ * password is set again; POST `kick` with a session's interface ends that session.
+ * On the sim driver nothing dials: the servers read as stopped, with no session.
+ */
+export function registerPppServerRoutes(app: FastifyInstance, ctx: AppContext, source: SessionSource): void {
+  const live = ctx.settings.driver === 'linux';
+  const accounts = localUsers(ctx);
+  for (const kind of PPP_SERVER_KINDS) {
+    const module = pppEntity(kind).module;
+    app.get(
+      `/api/auth/${kind}/status`,
+      { config: { policy: { module, effect: 'read' }, doc: { summary: `${kind} server: running or stopped, online sessions`, response: pppServerStatusSchema } } },
+      async () => {
+        const needPassword = accounts.pppAccounts(kind).flatMap((account) => (account.secret === null ? [account.username] : []));
+        const enabled = pppSettingsOf(ctx.config.journal.capture(), kind).enabled;
+        const running = live && enabled && pppServerRunning(source.root, kind);
+        return success({ running, sessions: running ? pppSessions(source, kind).map(({ pid: _pid, ...session }) => session) : [], needPassword });
+      },
+    );
+    app.post(
+      `/api/auth/${kind}/status`,
+      { config: { policy: { module, effect: 'write' }, doc: { summary: 'action kick with ifname: end that session' } } },
+      async (request) => {
+        const body = pppKickBody.safeParse(request.body ?? {});
+        if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
+        if (!live || !kickPppSession(source, kind as PppServerKind, body.data.ifname)) return failure(PPP_MSG.noSession);
+        return success();
+      },
+    );
+  }
+}

@@ -1,0 +1,259 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { l2tpServer, pppoeServer, pptpServer, writeSchema, type AnyEntity, type L2tpServer, type PppoeServer, type PptpServer } from '@portico/schema';
+import { addAccount, adminClient, get, json, login, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
+import {
+  checkPppServerOptions,
+  checkPptpdConf,
+  checkXl2tpdConf,
+  parsePppoeArgs,
+  pppoeServerArgv,
+  renderPppoeArgs,
+  renderPppServerOptions,
+  renderPptpdConf,
+  renderXl2tpdConf,
+} from '../src/domains/ppp-server/ppp-server-files.js';
+import { checkPppSecrets, renderPppSecrets } from '../src/domains/ppp-server/ppp-server-secrets.js';
+import { kickPppSession, pppSessions } from '../src/domains/ppp-server/ppp-server-sessions.js';
+import { pppRangeConflict } from '../src/domains/ppp-server/ppp-server-rules.js';
+import { pppServerContributor } from '../src/domains/ppp-server/ppp-server-ruleset.js';
+import type { NetworkPlan } from '../src/domains/network/network-public.js';
+import { PppSecretSeal } from '../src/domains/hotspot-config/ppp-secret-seal.js';
+
+const parse = <T>(entity: unknown, value: Record<string, unknown>) => (entity as AnyEntity).schema.parse(value) as T;
+const rows = (entity: { name: string }, data: Record<string, unknown>) => ({ [entity.name]: [{ id: '', data }] });
+const env = { root: '/', hook: '/usr/lib/portico/apps/daemon/dist/ppp-server-hook.mjs' };
+
+describe('rendering and checkers', () => {
+  test('pppd options: required protocols, MPPE, compression, hook; the checker accepts them', () => {
+    const server = parse<PptpServer>(pptpServer, { enabled: true, authproto: ['mschap-v2'], mppe: true, msdns: '1.1.1.1' });
+    const text = renderPppServerOptions('pptp', server, env);
+    expect(text).toContain('\nname portico-pptp\n');
+    expect(text).toContain('\nrequire-mschap-v2\n');
+    expect(text).toContain('\nrefuse-pap\n');
+    expect(text).toContain('\nrequire-mppe-128\n');
+    expect(text).toContain('\nms-dns 1.1.1.1\n');
+    expect(text).toContain('\nnodeflate\n');
+    expect(text).toContain(`\nip-up-script ${env.hook}\n`);
+    expect(checkPppServerOptions(text)).toEqual([]);
+    expect(checkPppServerOptions(`${text}pty /bin/sh\n`)).toEqual([expect.stringContaining('unknown option pty')]);
+    expect(checkPppServerOptions(text.replace('mtu 1450', 'mtu "1450"'))).not.toEqual([]);
+  });
+
+  test('pptpd.conf, xl2tpd.conf and pppoe-server arguments pass their checkers; tampered ones do not', () => {
+    const pptp = parse<PptpServer>(pptpServer, { enabled: true });
+    const pptpd = renderPptpdConf(pptp);
+    expect(pptpd).toContain('\nremoteip 10.0.20.10-200\n');
+    expect(checkPptpdConf(pptpd)).toEqual([]);
+    expect(checkPptpdConf(`${pptpd}connections 1\n`)).not.toEqual([]);
+    const l2tp = parse<L2tpServer>(l2tpServer, { enabled: true });
+    const xl2tpd = renderXl2tpdConf(l2tp);
+    expect(xl2tpd).toContain('\nip range = 10.0.30.10-10.0.30.200\n');
+    expect(checkXl2tpdConf(xl2tpd)).toEqual([]);
+    expect(checkXl2tpdConf(xl2tpd.replace('require authentication = yes', 'require authentication = no'))).not.toEqual([]);
+    const pppoe = parse<PppoeServer>(pppoeServer, { enabled: true, interfaces: ['lan'] });
+    const args = parsePppoeArgs(renderPppoeArgs(pppoe, ['br-lan']));
+    expect(args).not.toBeNull();
+    expect(pppoeServerArgv(args!)).toEqual(['pppoe-server', '-F', '-I', 'br-lan', '-L', '10.0.40.1', '-R', '10.0.40.10', '-N', '191', '-O', '/etc/portico/ppp-server/pppoe.options']);
+    expect(parsePppoeArgs(JSON.stringify({ ...args, interfaces: ['eth0 -O /tmp/x'] }))).toBeNull();
+    expect(() => renderPppoeArgs(pppoe, ['bad dev'])).toThrow();
+  });
+
+  test('secrets: one quoted line per account with a secret, under its own server name; expired and secretless ones left out', () => {
+    const text = renderPppSecrets([
+      {
+        kind: 'pppoe',
+        expiredAllowed: false,
+        accounts: [
+          { username: 'alice', secret: 'alicePass1', expired: false },
+          { username: 'old', secret: null, expired: false },
+          { username: 'gone', secret: 'gonePass12', expired: true },
+        ],
+      },
+      { kind: 'l2tp', expiredAllowed: false, accounts: [{ username: 'bob', secret: 'bobPass123', expired: false }] },
+    ]);
+    expect(text.split('\n').slice(1)).toEqual(['"alice" portico-pppoe "alicePass1" *', '"bob" portico-l2tp "bobPass123" *', '']);
+    expect(checkPppSecrets(text)).toEqual([]);
+    expect(checkPppSecrets(`${text}"x" * "y" *\n`)).not.toEqual([]);
+    expect(() => renderPppSecrets([{ kind: 'pptp', expiredAllowed: false, accounts: [{ username: 'a"b', secret: 'x', expired: false }] }])).toThrow();
+    expect(() => renderPppSecrets([{ kind: 'pptp', expiredAllowed: false, accounts: [{ username: 'ab', secret: 'x\ny', expired: false }] }])).toThrow();
+  });
+
+  test('sealed secrets open for their account only, on the device that sealed them', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ppp-seal-'));
+    try {
+      const seal = new PppSecretSeal(join(dir, 'key'));
+      const sealed = seal.seal('alice', 'alicePass1');
+      expect(sealed).not.toContain('alicePass1');
+      expect(statSync(join(dir, 'key')).mode & 0o777).toBe(0o600);
+      expect(seal.open('alice', sealed)).toBe('alicePass1');
+      expect(seal.open('bob', sealed)).toBeNull();
+      expect(new PppSecretSeal(join(dir, 'other')).open('alice', sealed)).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('validation: range within one /24, local IP outside it, MPPE needs MS-CHAP, ranges of enabled servers apart', () => {
+    const errors = (value: Record<string, unknown>) => writeSchema(pptpServer as unknown as AnyEntity, 'update').safeParse(value).error?.issues.map((i) => `${i.path.join('.')}:${i.message}`);
+    expect(errors({ remoteip: '10.0.20.10-10.0.21.20' })).toContain('remoteip:validation.ppp.remoteRange');
+    expect(errors({ localip: '10.0.20.50' })).toContain('localip:validation.ppp.localInRange');
+    expect(errors({ mppe: true, authproto: ['pap'] })).toContain('mppe:validation.ppp.mppeNeedsMschap');
+    expect(errors({ mtu: 1501 })).toContain('mtu:validation.ppp.mtu');
+    expect(pppRangeConflict({ enabled: true, remoteip: '10.0.40.5-10.0.40.20' }, [{ enabled: true, remoteip: '10.0.40.10-10.0.40.200', localip: '10.0.40.1' }])).toEqual({ remoteip: 'validation.ppp.rangeOverlap' });
+    expect(pppRangeConflict({ enabled: true, remoteip: '10.0.40.5-10.0.40.20' }, [{ enabled: false, remoteip: '10.0.40.10-10.0.40.200' }])).toEqual({});
+  });
+});
+
+describe('ruleset part', () => {
+  const plan = { deviceOf: new Map([['lan', 'br-lan']]) } as unknown as NetworkPlan;
+  test('nothing while every server is off', () => {
+    expect(pppServerContributor.part({}, plan)).toBeNull();
+  });
+  test('ports, sessions (never a PPPoE WAN device), masquerade in NAT mode, PPPoE users only', () => {
+    const part = pppServerContributor.part(
+      { ...rows(pptpServer, { enabled: true }), ...rows(l2tpServer, { enabled: true, ipsec: true, psk: 'k', workmode: 'route' }), ...rows(pppoeServer, { enabled: true, interfaces: ['lan'], pppoeonly: true }) },
+      plan,
+    )!;
+    const input = part.filter!.hooks!.input_rules!;
+    expect(input).toContain('tcp dport 1723 accept');
+    expect(input).toContain('ip protocol gre accept');
+    expect(input).toContain('meta secpath exists udp dport 1701 accept');
+    expect(input).not.toContain('udp dport 1701 accept');
+    expect(input).toContain('iifname "ppp*" iifname != "ppp-*" ip saddr 10.0.40.10-10.0.40.200 accept');
+    expect(part.filter!.hooks!.forward_rules).toContain('iifname { "br-lan" } drop');
+    const nat = part.nat!.hooks!.postrouting_rules!;
+    expect(nat).toContain('ip saddr 10.0.20.10-10.0.20.200 oifname != "ppp*" masquerade');
+    expect(nat.some((rule) => rule.includes('10.0.30.'))).toBe(false);
+  });
+});
+
+describe('sessions from the hook records', () => {
+  test('only live pppd sessions count; bytes from the interface; kick signals that pppd', () => {
+    const root = mkdtempSync(join(tmpdir(), 'ppp-sessions-'));
+    try {
+      const records = join(root, 'run/portico/ppp-server');
+      mkdirSync(records, { recursive: true });
+      const record = (ifname: string, pid: number, extra: Record<string, unknown> = {}) =>
+        writeFileSync(join(records, `${ifname}.json`), JSON.stringify({ kind: 'pppoe', ifname, username: 'alice', from: '02:00:00:00:00:01', address: '10.0.40.10', pid, at: 1000, ...extra }));
+      const kernel = (ifname: string, pid: number, comm: string) => {
+        mkdirSync(join(root, 'sys/class/net', ifname, 'statistics'), { recursive: true });
+        writeFileSync(join(root, 'sys/class/net', ifname, 'ifindex'), '7\n');
+        writeFileSync(join(root, 'sys/class/net', ifname, 'statistics/rx_bytes'), '1200\n');
+        writeFileSync(join(root, 'sys/class/net', ifname, 'statistics/tx_bytes'), '3400\n');
+        mkdirSync(join(root, 'proc', String(pid)), { recursive: true });
+        writeFileSync(join(root, 'proc', String(pid), 'comm'), `${comm}\n`);
+      };
+      record('ppp0', 101);
+      kernel('ppp0', 101, 'pppd');
+      record('ppp1', 102, { username: '<script>', from: 'x; rm -rf /' });
+      kernel('ppp1', 102, 'pppd');
+      record('ppp2', 103); // its pppd is gone
+      record('ppp3', 104);
+      kernel('ppp3', 104, 'bash'); // a recycled pid
+      const source = { root, kernel: root };
+      const sessions = pppSessions(source, 'pppoe');
+      expect(sessions.map((s) => s.ifname)).toEqual(['ppp0', 'ppp1']);
+      expect(sessions[0]).toMatchObject({ username: 'alice', from: '02:00:00:00:00:01', address: '10.0.40.10', rx: 1200, tx: 3400 });
+      expect(sessions[1]).toMatchObject({ username: '', from: '' });
+      expect(pppSessions(source, 'l2tp')).toEqual([]);
+      const killed: number[] = [];
+      expect(kickPppSession(source, 'pppoe', 'ppp0', (pid) => killed.push(pid))).toBe(true);
+      expect(kickPppSession(source, 'pppoe', 'ppp2', (pid) => killed.push(pid))).toBe(false);
+      expect(killed).toEqual([101]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('API', () => {
+  let h: Harness;
+  let admin: Client;
+  beforeAll(async () => {
+    // The factory network: a LAN the PPPoE server can answer on, a WAN to masquerade to.
+    h = await startDaemon({ env: { PORTICO_LAN_PORTS: 'eth1', PORTICO_WAN_PORTS: 'eth0' } });
+    admin = await adminClient(h);
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+  const rendered = (target: string) => join(h.stateDir, 'rendered', target);
+
+  test('each server reads its defaults, saves, answers field errors; its status reads STOPPED on sim', async () => {
+    for (const kind of ['pptp', 'l2tp', 'pppoe']) {
+      const reply = json(await get(h.app, admin, `/api/auth/${kind}`));
+      expect(reply).toMatchObject({ success: true, data: { enabled: false, mtu: 1450, workmode: 'natmode' } });
+      expect(json(await post(h.app, admin, `/api/auth/${kind}`, { localip: '300.1.1.1', mtu: 20 }))).toMatchObject({
+        success: false,
+        errors: { localip: expect.any(String), mtu: 'validation.ppp.mtu' },
+      });
+      expect(json(await get(h.app, admin, `/api/auth/${kind}/status`))).toMatchObject({ success: true, data: { running: false, sessions: [] } });
+    }
+    expect(json(await post(h.app, admin, '/api/auth/pppoe', { enabled: true, interfaces: [] }))).toMatchObject({ success: false, errors: { interfaces: 'validation.required' } });
+    expect(json(await post(h.app, admin, '/api/auth/l2tp', { enabled: true, ipsec: true }))).toMatchObject({ success: false, errors: { psk: 'validation.required' } });
+  });
+
+  test('an enabled server renders its checked files, and pppd secrets 0600 from sealed PPP accounts; disabling removes them', async () => {
+    const add = (username: string, type: string) => post(h.app, admin, '/api/auth/userauth', { action: 'add', username, password: `${username}Pass1`, confirm: `${username}Pass1`, type }).then(json);
+    expect((await add('dialer', 'l2tp')).success).toBe(true);
+    expect((await add('webuser', 'portal')).success).toBe(true);
+    expect(json(await post(h.app, admin, '/api/auth/l2tp', { enabled: true, ipsec: true, psk: 'l2tp-shared-1' })).success).toBe(true);
+    expect(readFileSync(rendered('etc/portico/ppp-server/xl2tpd.conf'), 'utf8')).toContain('pppoptfile = /etc/portico/ppp-server/l2tp.options');
+    expect(readFileSync(rendered('etc/portico/ppp-server/l2tp.options'), 'utf8')).toContain('name portico-l2tp');
+    // The IPsec share of L2TP rides on the IPsec server's charon.
+    expect(readFileSync(rendered('etc/portico/ipsec-server/swanctl.conf'), 'utf8')).toContain('l2tp_ipsec');
+    await expect.poll(() => existsSync(rendered('etc/ppp/chap-secrets')) && readFileSync(rendered('etc/ppp/chap-secrets'), 'utf8')).toContain('"dialer" portico-l2tp "dialerPass1" *');
+    expect(statSync(rendered('etc/ppp/chap-secrets')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(rendered('etc/ppp/chap-secrets'), 'utf8')).not.toContain('webuser');
+
+    expect(json(await post(h.app, admin, '/api/auth/l2tp', { enabled: false })).success).toBe(true);
+    expect(existsSync(rendered('etc/portico/ppp-server/xl2tpd.conf'))).toBe(false);
+    await expect.poll(() => existsSync(rendered('etc/ppp/chap-secrets'))).toBe(false);
+  });
+
+  test('the PPPoE server answers on its LAN: pppoe-server arguments, its share of the ruleset; an unknown interface is refused', async () => {
+    expect(json(await post(h.app, admin, '/api/auth/pppoe', { enabled: true, interfaces: ['nosuch'] }))).toMatchObject({
+      success: false,
+      errors: { interfaces: 'validation.network.unknownInterface' },
+    });
+    expect(json(await post(h.app, admin, '/api/auth/pppoe', { enabled: true, interfaces: ['lan'], pppoeonly: true })).success).toBe(true);
+    const args = parsePppoeArgs(readFileSync(rendered('etc/portico/ppp-server/pppoe-server.json'), 'utf8'))!;
+    expect(args.interfaces).toHaveLength(1);
+    expect(args).toMatchObject({ localip: '10.0.40.1', first: '10.0.40.10', count: 191 });
+    const nft = readFileSync(rendered('etc/portico/network.nft'), 'utf8');
+    expect(nft).toContain('iifname "ppp*" iifname != "ppp-*" ip saddr 10.0.40.10-10.0.40.200 accept');
+    expect(nft).toContain(`iifname { "${args.interfaces[0]}" } drop`);
+    expect(json(await post(h.app, admin, '/api/auth/pppoe', { enabled: false })).success).toBe(true);
+    expect(existsSync(rendered('etc/portico/ppp-server/pppoe-server.json'))).toBe(false);
+    expect(readFileSync(rendered('etc/portico/network.nft'), 'utf8')).not.toContain('10.0.40.10-10.0.40.200');
+  });
+
+  test('an account that has no sealed secret is listed as needing its password again', async () => {
+    const users = json(await get(h.app, admin, '/api/auth/userauth')) as { data: { items: Array<{ id: string; username: string }> } };
+    const id = users.data.items.find((user) => user.username === 'webuser')!.id;
+    // Turned into a PPP account without a new password: no secret to dial with.
+    expect(json(await post(h.app, admin, '/api/auth/userauth', { action: 'update', id, type: 'pptp' })).success).toBe(true);
+    expect(json(await get(h.app, admin, '/api/auth/pptp/status'))).toMatchObject({ data: { needPassword: ['webuser'] } });
+    expect(json(await post(h.app, admin, '/api/auth/userauth', { action: 'update', id, password: 'webuserPass2', confirm: 'webuserPass2' })).success).toBe(true);
+    expect(json(await get(h.app, admin, '/api/auth/pptp/status'))).toMatchObject({ data: { needPassword: [] } });
+  });
+
+  test('two enabled servers cannot share addresses; kick of an unknown session fails; a visitor reads but cannot write', async () => {
+    expect(json(await post(h.app, admin, '/api/auth/pptp', { enabled: true })).success).toBe(true);
+    expect(json(await post(h.app, admin, '/api/auth/pppoe', { enabled: true, interfaces: ['lan'], remoteip: '10.0.20.100-10.0.20.120', localip: '10.0.41.1' }))).toMatchObject({
+      success: false,
+      errors: { remoteip: 'validation.ppp.rangeOverlap' },
+    });
+    expect(json(await post(h.app, admin, '/api/auth/pptp/status', { action: 'kick', ifname: 'ppp9' }))).toMatchObject({ success: false, msg: 'msg.ppp.noSession' });
+    expect(json(await post(h.app, admin, '/api/auth/pptp/status', { action: 'kick', ifname: 'eth0' }))).toMatchObject({ success: false, errors: { ifname: 'validation.ifname' } });
+    const visitor = await addAccount(h, admin, 'viewer', 2);
+    const client = await login(h.app, 'viewer', visitor.password);
+    expect(json(await get(h.app, client, '/api/auth/pppoe')).success).toBe(true);
+    expect(json(await get(h.app, client, '/api/auth/pppoe/status')).success).toBe(true);
+    expect(json(await post(h.app, client, '/api/auth/pppoe', { enabled: false }))).toMatchObject({ success: false, msg: 'forbidden' });
+    expect(json(await post(h.app, client, '/api/auth/pptp/status', { action: 'kick', ifname: 'ppp0' }))).toMatchObject({ success: false, msg: 'forbidden' });
+  });
+});
