@@ -35,6 +35,8 @@ import { median, report, reportError } from './bench-util.mjs';
 const APS = Number(process.env.BENCH_WIRELESS_APS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_WIRELESS_ROUNDS ?? 5);
 const TRANSPORT = process.env.BENCH_WIRELESS_TRANSPORT ?? 'tls';
+/** Who terminates TLS: `tlsterm` (the built portico-tlsterm, when there is one) or `node`. */
+const TERMINATOR = process.env.BENCH_WIRELESS_TLS ?? 'tlsterm';
 /** Child processes holding the TLS fleet. */
 const SIMULATOR_PROCESSES = 2;
 const GROUPS = 20;
@@ -49,6 +51,12 @@ const p99 = (values: number[]) => {
 };
 const round1 = (v: number) => Math.round(v * 10) / 10;
 const rssMb = () => process.memoryUsage().rss / 1e6;
+/** Another process's resident memory (the TLS terminator's), MB. */
+const processRssMb = (pid: number | undefined): number => {
+  if (pid === undefined) return 0;
+  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb ?? 0) / 1e3;
+};
 const cpuSeconds = (since: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1e6;
@@ -128,6 +136,7 @@ async function main(): Promise<void> {
         ca: authority.toString(),
         isRevoked: (serial) => store.get(serial)?.status === 'revoked',
         onLink: attach,
+        ...(TERMINATOR === 'node' ? { tlsTerminator: null } : {}),
       });
       // Each simulated AP gets its certificate in the child holding it (not timed).
       fleet = await TlsFleet.start({
@@ -147,8 +156,10 @@ async function main(): Promise<void> {
     gc();
     await sleep(200);
     const rssBefore = rssMb();
-    const heapBefore = process.memoryUsage().heapUsed / 1e6;
-    const heapTotalBefore = process.memoryUsage().heapTotal / 1e6;
+    const terminatorBefore = processRssMb(listener?.terminatorPid);
+    const memoryBefore = process.memoryUsage();
+    const heapBefore = memoryBefore.heapUsed / 1e6;
+    const heapTotalBefore = memoryBefore.heapTotal / 1e6;
 
     // Connect all; each is configured at connect.
     const connectAllStarted = performance.now();
@@ -176,8 +187,15 @@ async function main(): Promise<void> {
     gc();
     await sleep(500);
     const rssAfter = rssMb();
-    const heapAfter = process.memoryUsage().heapUsed / 1e6;
-    const heapTotalAfter = process.memoryUsage().heapTotal / 1e6;
+    const terminatorAfter = processRssMb(listener?.terminatorPid);
+    const memoryAfter = process.memoryUsage();
+    const heapAfter = memoryAfter.heapUsed / 1e6;
+    const heapTotalAfter = memoryAfter.heapTotal / 1e6;
+    // Where RSS growth went: V8's heap, memory outside it that V8 knows of (Buffers), and the
+    // rest (native: OpenSSL's per-connection state and buffers, libuv, malloc's slack).
+    const externalGrowth = (memoryAfter.external - memoryBefore.external) / 1e6;
+    const arrayBuffersGrowth = (memoryAfter.arrayBuffers - memoryBefore.arrayBuffers) / 1e6;
+    const nativeGrowth = rssAfter - rssBefore - (heapTotalAfter - heapTotalBefore) - externalGrowth;
 
     // Rounds of reports as fast as they are sent and processed.
     const perRound: number[] = [];
@@ -193,6 +211,7 @@ async function main(): Promise<void> {
     gc();
     await sleep(500);
     const rssAfterBursts = rssMb();
+    const terminatorAfterBursts = processRssMb(listener?.terminatorPid);
 
     // A change to every group pushed to all APs, until all have applied it.
     const pushAll = async (): Promise<{ ms: number; maxBlockMs: number }> => {
@@ -251,11 +270,18 @@ async function main(): Promise<void> {
         connect_all_ms: Math.round(connectAllMs),
         cpu_seconds_per_round: Math.round(cpuPerRound * 100) / 100,
         cpu_core_fraction: Math.round((cpuPerRound / REPORT_INTERVAL_S) * 1000) / 1000,
-        rss_before_mb: Math.round(rssBefore),
-        rss_growth_mb: Math.round(rssAfter - rssBefore),
+        ...(TRANSPORT === 'tls' ? { tls_terminated_by: listener?.terminatorPid === undefined ? 'node' : 'portico-tlsterm' } : {}),
+        rss_before_mb: Math.round(rssBefore + terminatorBefore),
+        // The controller's process and, when it terminates TLS, portico-tlsterm's together.
+        rss_growth_mb: Math.round(rssAfter - rssBefore + terminatorAfter - terminatorBefore),
+        daemon_rss_growth_mb: Math.round(rssAfter - rssBefore),
+        terminator_rss_growth_mb: Math.round(terminatorAfter - terminatorBefore),
         heap_growth_mb: Math.round(heapAfter - heapBefore),
         heap_total_growth_mb: Math.round(heapTotalAfter - heapTotalBefore),
-        rss_growth_after_bursts_mb: Math.round(rssAfterBursts - rssBefore),
+        external_growth_mb: Math.round(externalGrowth),
+        array_buffers_growth_mb: Math.round(arrayBuffersGrowth),
+        native_growth_mb: Math.round(nativeGrowth),
+        rss_growth_after_bursts_mb: Math.round(rssAfterBursts - rssBefore + terminatorAfterBursts - terminatorBefore),
         round_trip_p50_ms: round1(median(roundTrips)),
         round_trip_p99_ms: round1(p99(roundTrips)),
         push_all_ms: Math.round(shared.ms),
