@@ -6,20 +6,24 @@
 // - command round trip p99: pings to random APs while one round of reports arrives at its real
 //   pace, spread over 10 s (budget 50 ms);
 // - RSS growth from before the first connection to all APs held with their stations after that
-//   round (budget 300 MB), with the heap's figures, and RSS once more after the bursts below;
+//   round (budget 300 MB; this process's and the TLS terminator's), with the heap's figures, and
+//   RSS once more after the bursts below;
 // - CPU: rounds of one state report per AP (10 s of reports each) sent as fast as they go;
-//   CPU seconds of this process per round / 10 s = share of one core in steady state (budget 0.30);
+//   CPU seconds of this process (and of the TLS terminator, when it runs) per round / 10 s =
+//   share of one core in steady state (budget 0.30);
 // - a configuration change pushed to all APs until each has applied it (30 s), and the same
 //   with one configuration object per AP (no shared serialisation) for comparison;
 // - AP list paging p99 from the store with 10,000 rows, random sort, order, filter, offset (50 ms).
+// The controller's process runs with the daemon's launch flags (launch-flags.mjs).
 // If not every TLS connection opens (file descriptors, memory), the figures are for those that
 // did: `aps_connected` and `note` say so.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawn } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
+import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { UcentralLink } from '@portico/schema';
 import { migrateModule, openDatabase } from '../../apps/daemon/src/plugins/db-open.js';
@@ -31,6 +35,7 @@ import { startDeviceListener, type DeviceListener } from '../../apps/daemon/src/
 import { runCommand } from '../../apps/daemon/src/engine/command-runner.js';
 import { InMemoryFleet, REPORT_INTERVAL_S, runSimulatorChild, serialOf, TlsFleet, type Fleet } from './wireless-ap-simulator.js';
 import { median, report, reportError } from './bench-util.mjs';
+import { DAEMON_ENV, DAEMON_NODE_FLAGS } from '../../apps/daemon/launch-flags.mjs';
 
 const APS = Number(process.env.BENCH_WIRELESS_APS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_WIRELESS_ROUNDS ?? 5);
@@ -60,6 +65,14 @@ const processRssMb = (pid: number | undefined): number => {
 const cpuSeconds = (since: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1e6;
+};
+
+/** CPU seconds another process (the TLS terminator) has used; Linux counts them in 1/100 s. */
+const processCpuSeconds = (pid: number | undefined): number => {
+  if (pid === undefined) return 0;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 };
 
 function groupConfig(channel: number): WirelessConfigBody {
@@ -196,17 +209,26 @@ async function main(): Promise<void> {
     const externalGrowth = (memoryAfter.external - memoryBefore.external) / 1e6;
     const arrayBuffersGrowth = (memoryAfter.arrayBuffers - memoryBefore.arrayBuffers) / 1e6;
     const nativeGrowth = rssAfter - rssBefore - (heapTotalAfter - heapTotalBefore) - externalGrowth;
+    // BENCH_WIRELESS_HEAP_SNAPSHOT=<file>: the heap at this point, to see what holds it.
+    if (process.env.BENCH_WIRELESS_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.BENCH_WIRELESS_HEAP_SNAPSHOT);
 
     // Rounds of reports as fast as they are sent and processed.
     const perRound: number[] = [];
+    const terminatorPerRound: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       simulatedNow += REPORT_INTERVAL_S * 1000;
       const target = reports + connected;
       const cpu = process.cpuUsage();
+      const terminatorCpu = processCpuSeconds(listener?.terminatorPid);
       await fleet.burst();
       await untilReports(target);
       // The first round is a warm-up (the controller's first burst): not steady state.
-      if (round > 0) perRound.push(cpuSeconds(cpu));
+      if (round > 0) {
+        const terminatorUsed = processCpuSeconds(listener?.terminatorPid) - terminatorCpu;
+        terminatorPerRound.push(terminatorUsed);
+        // The controller's process and the TLS terminator's together.
+        perRound.push(cpuSeconds(cpu) + terminatorUsed);
+      }
     }
     gc();
     await sleep(500);
@@ -270,6 +292,7 @@ async function main(): Promise<void> {
         connect_all_ms: Math.round(connectAllMs),
         cpu_seconds_per_round: Math.round(cpuPerRound * 100) / 100,
         cpu_core_fraction: Math.round((cpuPerRound / REPORT_INTERVAL_S) * 1000) / 1000,
+        terminator_cpu_seconds_per_round: Math.round(median(terminatorPerRound) * 100) / 100,
         ...(TRANSPORT === 'tls' ? { tls_terminated_by: listener?.terminatorPid === undefined ? 'node' : 'portico-tlsterm' } : {}),
         rss_before_mb: Math.round(rssBefore + terminatorBefore),
         // The controller's process and, when it terminates TLS, portico-tlsterm's together.
@@ -304,5 +327,18 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * The controller's process runs as the daemon's does (launch-flags.mjs: V8's young generation
+ * and glibc's malloc as the service unit sets them), so its memory is the daemon's.
+ */
+async function asDaemonProcess(): Promise<void> {
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...process.execArgv, fileURLToPath(import.meta.url)], {
+    env: { ...process.env, ...DAEMON_ENV, WIRELESS_BENCH_AS_DAEMON: '1' },
+    stdio: 'inherit',
+  });
+  process.exitCode = await new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
+}
+
 if (process.env.WIRELESS_BENCH_SIMULATOR) await runSimulatorChild();
-else await main();
+else if (process.env.WIRELESS_BENCH_AS_DAEMON) await main();
+else await asDaemonProcess();

@@ -404,6 +404,8 @@ class TerminatedSocket extends Duplex {
   /** The WebSocket is up: the certificate has done its work and the handshake's bound is lifted. */
   established(): void {
     clearTimeout(this.deadline);
+    // Held by 10,000 links: nothing the handshake needed stays.
+    this.deadline = undefined;
     this.peer.certificate = undefined;
   }
 
@@ -437,6 +439,9 @@ class TerminatedSocket extends Duplex {
   override _final(done: (error?: Error | null) => void): void {
     this.close();
     done();
+    // The terminator closes the whole connection once it has sent what was queued and reads
+    // nothing more from it: the reading side ends here too (and the socket then closes).
+    this.push(null);
   }
 
   override _destroy(error: Error | null, done: (error?: Error | null) => void): void {

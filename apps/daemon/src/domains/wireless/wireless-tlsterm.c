@@ -60,9 +60,11 @@
 #define HANDSHAKE_SECONDS 10
 /* TCP keep-alive finds devices that vanished without closing. */
 #define KEEPALIVE_IDLE 60
-/* Above this much unsent to the daemon, devices are not read until it drains below LOW. */
-#define MUX_HIGH (8u << 20)
-#define MUX_LOW (2u << 20)
+/* Above this much unsent to the daemon, devices are not read until it drains below LOW: what
+   waits stays in each connection's socket buffer, so one device's answer does not queue behind
+   megabytes of other devices' reports (the stream to the daemon is first in, first out). */
+#define MUX_HIGH (256u << 10)
+#define MUX_LOW (64u << 10)
 /* A device that does not read what the daemon sends it is cut past this. */
 #define CONN_OUT_MAX (4u << 20)
 /* Largest frame the daemon sends (a WebSocket message and its framing, or a certificate). */
@@ -96,7 +98,7 @@ static struct buf mux_out, mux_in;
 static int mux_writable = 1;
 static uint32_t next_id = 1;
 static struct conn *conns;
-static struct conn *blocked;
+static struct conn *blocked, *blocked_tail; /* waiting to be read, in the order they waited */
 /* Closed connections whose memory waits for the end of the event batch that may still name them. */
 static struct conn *graveyard;
 /* Connections by id: the daemon names them so. Open addressing on id; ids are never reused. */
@@ -230,11 +232,13 @@ static void table_remove(uint32_t id) {
 
 static void unblock(struct conn *c) {
   if (!c->blocked) return;
-  for (struct conn **p = &blocked; *p; p = &(*p)->next_blocked) {
-    if (*p == c) {
-      *p = c->next_blocked;
-      break;
-    }
+  struct conn *before = NULL;
+  for (struct conn *p = blocked; p; before = p, p = p->next_blocked) {
+    if (p != c) continue;
+    if (before) before->next_blocked = c->next_blocked;
+    else blocked = c->next_blocked;
+    if (blocked_tail == c) blocked_tail = before;
+    break;
   }
   c->blocked = 0;
 }
@@ -327,8 +331,10 @@ static int conn_read(struct conn *c) {
     if (mux_out.len >= MUX_HIGH) {
       if (!c->blocked) {
         c->blocked = 1;
-        c->next_blocked = blocked;
-        blocked = c;
+        c->next_blocked = NULL;
+        if (blocked_tail) blocked_tail->next_blocked = c;
+        else blocked = c;
+        blocked_tail = c;
       }
       return 0;
     }
@@ -511,6 +517,7 @@ static void resume_blocked(void) {
   while (blocked && mux_out.len < MUX_LOW) {
     struct conn *c = blocked;
     blocked = c->next_blocked;
+    if (!blocked) blocked_tail = NULL;
     c->blocked = 0;
     if (conn_read(c) < 0) conn_free(c, 1);
   }
@@ -576,9 +583,12 @@ int main(int argc, char **argv) {
         conn_event(p);
       }
     }
-    mux_flush();
-    resume_blocked();
-    mux_flush();
+    /* Read the devices that waited for as long as the daemon takes their bytes. */
+    for (;;) {
+      mux_flush();
+      if (!blocked || !mux_writable || mux_out.len >= MUX_LOW) break;
+      resume_blocked();
+    }
     while (graveyard) {
       struct conn *c = graveyard;
       graveyard = c->next;
