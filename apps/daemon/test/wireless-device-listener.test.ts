@@ -170,7 +170,7 @@ for (const terminator of ['portico-tlsterm', 'node'] as const) {
 }
 
 describe('the device listener when portico-tlsterm ends', () => {
-  test('its links close and the end is reported', async () => {
+  test('its links close, the end is reported, and a new terminator takes the port', async () => {
     const errors: unknown[] = [];
     const links: UcentralLink[] = [];
     const listener = await startDeviceListener({
@@ -184,13 +184,22 @@ describe('the device listener when portico-tlsterm ends', () => {
       onError: (error) => errors.push(error),
       tlsTerminator: tlsTerminatorPath(),
     });
-    const ws = dial(listener.port, device);
-    expect(await opened(ws)).toBe(true);
-    await vi.waitFor(() => expect(links).toHaveLength(1), CONDITION_WAIT);
-    const linkClosed = new Promise<void>((resolve) => links[0]!.onClose(() => resolve()));
-    process.kill(listener.terminatorPid!, 'SIGKILL');
-    await linkClosed;
-    await vi.waitFor(() => expect(String(errors[0])).toMatch(/portico-tlsterm ended/), CONDITION_WAIT);
-    await listener.close();
+    try {
+      const ws = dial(listener.port, device);
+      expect(await opened(ws)).toBe(true);
+      await vi.waitFor(() => expect(links).toHaveLength(1), CONDITION_WAIT);
+      const linkClosed = new Promise<void>((resolve) => links[0]!.onClose(() => resolve()));
+      const first = listener.terminatorPid!;
+      process.kill(first, 'SIGKILL');
+      await linkClosed;
+      await vi.waitFor(() => expect(String(errors[0])).toMatch(/portico-tlsterm ended \(SIGKILL\); starting it again/), CONDITION_WAIT);
+      // The device dials again, as agents do, and gets in through the new terminator.
+      while (!(await opened(dial(listener.port, device)))) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(listener.terminatorPid).not.toBe(first);
+      await vi.waitFor(() => expect(links).toHaveLength(2), CONDITION_WAIT);
+      expect(links[1]!.peerSerial).toBe(SERIAL);
+    } finally {
+      await listener.close();
+    }
   });
 });

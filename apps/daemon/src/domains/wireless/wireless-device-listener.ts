@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -53,7 +53,7 @@ export interface DeviceListenerOptions {
 export interface DeviceListener {
   /** The port bound (the one asked for, or the system's choice for 0). */
   readonly port: number;
-  /** The TLS terminator's process, when it terminates TLS (its memory is the listener's too). */
+  /** The TLS terminator's process, when it terminates TLS (its memory is the listener's too); undefined while it restarts. */
   readonly terminatorPid: number | undefined;
   /** Open links at this moment. */
   readonly connections: number;
@@ -223,61 +223,105 @@ async function startTerminatedListener(options: DeviceListenerOptions, terminato
     links.upgrade(request, socket, head, terminated.peer, () => terminated.established());
   });
 
-  // The server's key sits in a private folder only until the terminator has read it.
+  // The server's key sits in a private folder only while a terminator starts and reads it.
   const folder = await mkdtemp(join(tmpdir(), 'portico-tlsterm-'));
   const caFile = join(folder, 'ca.pem');
   const keyFile = join(folder, 'key.pem');
   const certFile = join(folder, 'cert.pem');
   await writeFile(caFile, options.ca, { mode: 0o600 });
-  await writeFile(keyFile, options.key, { mode: 0o600 });
-  await writeFile(certFile, options.cert, { mode: 0o600 });
-  const child = spawn(terminator, [options.host, String(options.port), caFile, keyFile, certFile], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-500)));
-  const mux = new TerminatorMux(child.stdio[3] as Socket);
+  let serverKey = options.key;
+  let serverCert = options.cert;
+  let port = options.port;
+  let child: ChildProcess | null = null;
+  let mux: TerminatorMux | null = null;
   let stopping = false;
+  let failures = 0;
+  let restartTimer: NodeJS.Timeout | undefined;
 
-  const port = await new Promise<number>((resolve, reject) => {
-    mux.onReady = resolve;
-    child.once('error', reject);
-    child.once('exit', (code, signal) => reject(new Error(`portico-tlsterm ended before listening (${signal ?? `exit ${code}`}): ${stderr.trim()}`)));
-  }).finally(() => rm(keyFile, { force: true }));
-  child.removeAllListeners('exit');
-  child.removeAllListeners('error');
-  child.on('error', (error) => options.onError?.(error));
-  child.on('exit', (code, signal) => {
-    mux.endAll();
-    if (!stopping) options.onError?.(new Error(`portico-tlsterm ended (${signal ?? `exit ${code}`}): ${stderr.trim()}`));
-  });
-  mux.onAccept = () => options.onConnection?.();
-  mux.onOpen = (socket) => {
-    // The TLS handshake is done; the WebSocket upgrade must follow within the same bound.
-    socket.deadline = setTimeout(() => socket.destroy(), HANDSHAKE_MS);
-    socket.deadline.unref();
-    http.emit('connection', socket);
+  /** Starts a terminator; resolves with the port it listens on once it does. */
+  const launch = async (): Promise<number> => {
+    await writeFile(keyFile, serverKey, { mode: 0o600 });
+    await writeFile(certFile, serverCert, { mode: 0o600 });
+    const started = spawn(terminator, [options.host, String(port), caFile, keyFile, certFile], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    started.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-500)));
+    const frames = new TerminatorMux(started.stdio[3] as Socket);
+    const ended = (code: number | null, signal: NodeJS.Signals | null) => `portico-tlsterm ended (${signal ?? `exit ${code}`})${stderr.trim() ? `: ${stderr.trim()}` : ''}`;
+    const bound = await new Promise<number>((resolve, reject) => {
+      frames.onReady = resolve;
+      started.once('error', reject);
+      started.once('exit', (code, signal) => reject(new Error(ended(code, signal))));
+    }).finally(() => rm(keyFile, { force: true }));
+    started.removeAllListeners('exit');
+    started.removeAllListeners('error');
+    started.on('error', (error) => options.onError?.(error));
+    started.on('exit', (code, signal) => {
+      frames.endAll();
+      if (child !== started || stopping) return;
+      child = null;
+      mux = null;
+      // Its links are gone (devices dial again); a new terminator takes the port after a pause
+      // that grows while starts keep failing.
+      const delay = Math.min(RESTART_FIRST_MS * 2 ** Math.min(failures++, 6), RESTART_MAX_MS);
+      options.onError?.(new Error(`${ended(code, signal)}; starting it again in ${delay} ms`));
+      restartTimer = setTimeout(relaunch, delay);
+      restartTimer.unref();
+    });
+    frames.onAccept = () => options.onConnection?.();
+    frames.onOpen = (socket) => {
+      failures = 0;
+      // The TLS handshake is done; the WebSocket upgrade must follow within the same bound.
+      socket.deadline = setTimeout(() => socket.destroy(), HANDSHAKE_MS);
+      socket.deadline.unref();
+      http.emit('connection', socket);
+    };
+    child = started;
+    mux = frames;
+    return bound;
   };
+  const relaunch = () => {
+    if (stopping) return;
+    launch().catch((error: unknown) => {
+      options.onError?.(error);
+      if (stopping) return;
+      restartTimer = setTimeout(relaunch, Math.min(RESTART_FIRST_MS * 2 ** Math.min(failures++, 6), RESTART_MAX_MS));
+      restartTimer.unref();
+    });
+  };
+  try {
+    port = await launch();
+  } catch (error) {
+    await rm(folder, { recursive: true, force: true });
+    throw error;
+  }
 
   return {
     port,
-    terminatorPid: child.pid,
+    get terminatorPid() {
+      return child?.pid;
+    },
     get connections() {
       return links.open.size;
     },
     setCertificate(key, cert) {
+      serverKey = key;
+      serverCert = cert;
       const keyBytes = Buffer.from(key);
       const length = Buffer.alloc(4);
       length.writeUInt32BE(keyBytes.length);
-      mux.send(FRAME_CERT, 0, Buffer.concat([length, keyBytes, Buffer.from(cert)]));
+      mux?.send(FRAME_CERT, 0, Buffer.concat([length, keyBytes, Buffer.from(cert)]));
     },
     async close() {
+      stopping = true;
+      clearTimeout(restartTimer);
       links.closeLinks();
       const cut = setTimeout(() => links.cutLinks(), 2000);
-      while (links.open.size > 0 && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (links.open.size > 0 && child) await new Promise((resolve) => setTimeout(resolve, 20));
       clearTimeout(cut);
-      stopping = true;
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
+      const running = child as ChildProcess | null;
+      if (running && running.exitCode === null && running.signalCode === null) {
+        const exited = new Promise((resolve) => running.once('exit', resolve));
+        running.kill('SIGTERM');
         await exited;
       }
       links.wss.close();
@@ -286,6 +330,10 @@ async function startTerminatedListener(options: DeviceListenerOptions, terminato
     },
   };
 }
+
+/** Pause before a terminator that ended is started again: doubling from the first, at most the last. */
+const RESTART_FIRST_MS = 1000;
+const RESTART_MAX_MS = 60_000;
 
 const FRAME_OPEN = 1;
 const FRAME_DATA = 2;
