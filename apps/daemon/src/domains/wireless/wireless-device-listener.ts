@@ -403,8 +403,8 @@ class TerminatorMux {
 
   private frame(type: number, id: number, payload: Buffer): void {
     if (type === FRAME_DATA) {
-      // Copied: ws may keep a message's bytes, and the chunk holds other connections' too.
-      this.sockets.get(id)?.push(Buffer.from(payload));
+      // A view of the chunk read, not a copy: ws keeps it only until its frame is complete.
+      this.sockets.get(id)?.push(payload);
     } else if (type === FRAME_OPEN) {
       const remoteLength = payload[0]!;
       const [host, port] = payload.subarray(1, 1 + remoteLength).toString('latin1').split(' ');

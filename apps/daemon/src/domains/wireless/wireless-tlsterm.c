@@ -44,6 +44,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -529,6 +530,12 @@ int main(int argc, char **argv) {
     return 2;
   }
   prctl(PR_SET_PDEATHSIG, SIGTERM);
+  /* One descriptor per device: the soft limit (1024 under systemd) goes up to the hard one. */
+  struct rlimit files;
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
   signal(SIGPIPE, SIG_IGN);
   ca_path = argv[3];
   size_t key_len = 0, cert_len = 0;
