@@ -47,7 +47,7 @@ const LIMIT_SECONDS = {
   'hotspot-throughput': 900,
   'hotspot-restart': 300,
   'hotspot-portal-storm': 1200,
-  'wireless-controller': 900,
+  'wireless-controller': 1500,
   'hotspot-radius': 300,
 };
 const DEFAULT_LIMIT_SECONDS = 600;

@@ -7,6 +7,7 @@ import { chmodSync, copyFileSync, cpSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { buildQosIngressObject } from './bpf-build.mjs';
 import { buildL2Probe } from './l2probe-build.mjs';
+import { buildTlsTerm } from './tlsterm-build.mjs';
 import { NETWORK_HOOK_FILES } from './dist-files.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -133,3 +134,6 @@ if (!ingressObject) console.warn('clang not found: dist/qos-ingress-mark.o is no
 
 // The health monitor's packet helper, when a C compiler is there (l2probe-build.mjs).
 if (!(await buildL2Probe())) console.warn('no C compiler found: dist/portico-l2probe is not built; the health monitor does not probe the LANs');
+
+// The wireless controller's TLS terminator, when a C compiler and OpenSSL's headers are there (tlsterm-build.mjs).
+if (!(await buildTlsTerm())) console.warn('no C compiler or OpenSSL headers: dist/portico-tlsterm is not built; the wireless device listener terminates TLS in Node');

@@ -323,7 +323,7 @@ export class TlsFleet implements Fleet {
     const { fork } = await import('node:child_process');
     const per = Math.ceil(options.count / options.processes);
     const children = Array.from({ length: options.processes }, () =>
-      fork(options.script, [], { env: { ...process.env, WIRELESS_BENCH_SIMULATOR: '1' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }),
+      fork(options.script, [], { execArgv: [], env: { ...process.env, WIRELESS_BENCH_SIMULATOR: '1' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }),
     );
     const fleet = new TlsFleet(children);
     await fleet.all((child, k) => ({ type: 'init', port: options.port, caCert: options.caCert, caKey: options.caKey, first: k * per, count: Math.max(0, Math.min(per, options.count - k * per)) }), 'ready');

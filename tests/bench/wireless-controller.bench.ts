@@ -6,20 +6,24 @@
 // - command round trip p99: pings to random APs while one round of reports arrives at its real
 //   pace, spread over 10 s (budget 50 ms);
 // - RSS growth from before the first connection to all APs held with their stations after that
-//   round (budget 300 MB), with the heap's figures, and RSS once more after the bursts below;
+//   round (budget 300 MB; this process's and the TLS terminator's), with the heap's figures, and
+//   RSS once more after the bursts below;
 // - CPU: rounds of one state report per AP (10 s of reports each) sent as fast as they go;
-//   CPU seconds of this process per round / 10 s = share of one core in steady state (budget 0.30);
+//   CPU seconds of this process (and of the TLS terminator, when it runs) per round / 10 s =
+//   share of one core in steady state (budget 0.30);
 // - a configuration change pushed to all APs until each has applied it (30 s), and the same
 //   with one configuration object per AP (no shared serialisation) for comparison;
 // - AP list paging p99 from the store with 10,000 rows, random sort, order, filter, offset (50 ms).
+// The controller's process runs with the daemon's launch flags (launch-flags.mjs).
 // If not every TLS connection opens (file descriptors, memory), the figures are for those that
 // did: `aps_connected` and `note` say so.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawn } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
+import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { UcentralLink } from '@portico/schema';
 import { migrateModule, openDatabase } from '../../apps/daemon/src/plugins/db-open.js';
@@ -31,10 +35,13 @@ import { startDeviceListener, type DeviceListener } from '../../apps/daemon/src/
 import { runCommand } from '../../apps/daemon/src/engine/command-runner.js';
 import { InMemoryFleet, REPORT_INTERVAL_S, runSimulatorChild, serialOf, TlsFleet, type Fleet } from './wireless-ap-simulator.js';
 import { median, report, reportError } from './bench-util.mjs';
+import { DAEMON_ENV, DAEMON_NODE_FLAGS } from '../../apps/daemon/launch-flags.mjs';
 
 const APS = Number(process.env.BENCH_WIRELESS_APS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_WIRELESS_ROUNDS ?? 5);
 const TRANSPORT = process.env.BENCH_WIRELESS_TRANSPORT ?? 'tls';
+/** Who terminates TLS: `tlsterm` (the built portico-tlsterm, when there is one) or `node`. */
+const TERMINATOR = process.env.BENCH_WIRELESS_TLS ?? 'tlsterm';
 /** Child processes holding the TLS fleet. */
 const SIMULATOR_PROCESSES = 2;
 const GROUPS = 20;
@@ -49,9 +56,23 @@ const p99 = (values: number[]) => {
 };
 const round1 = (v: number) => Math.round(v * 10) / 10;
 const rssMb = () => process.memoryUsage().rss / 1e6;
+/** Another process's resident memory (the TLS terminator's), MB. */
+const processRssMb = (pid: number | undefined): number => {
+  if (pid === undefined) return 0;
+  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb ?? 0) / 1e3;
+};
 const cpuSeconds = (since: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1e6;
+};
+
+/** CPU seconds another process (the TLS terminator) has used; Linux counts them in 1/100 s. */
+const processCpuSeconds = (pid: number | undefined): number => {
+  if (pid === undefined) return 0;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 };
 
 function groupConfig(channel: number): WirelessConfigBody {
@@ -128,6 +149,7 @@ async function main(): Promise<void> {
         ca: authority.toString(),
         isRevoked: (serial) => store.get(serial)?.status === 'revoked',
         onLink: attach,
+        ...(TERMINATOR === 'node' ? { tlsTerminator: null } : {}),
       });
       // Each simulated AP gets its certificate in the child holding it (not timed).
       fleet = await TlsFleet.start({
@@ -147,8 +169,10 @@ async function main(): Promise<void> {
     gc();
     await sleep(200);
     const rssBefore = rssMb();
-    const heapBefore = process.memoryUsage().heapUsed / 1e6;
-    const heapTotalBefore = process.memoryUsage().heapTotal / 1e6;
+    const terminatorBefore = processRssMb(listener?.terminatorPid);
+    const memoryBefore = process.memoryUsage();
+    const heapBefore = memoryBefore.heapUsed / 1e6;
+    const heapTotalBefore = memoryBefore.heapTotal / 1e6;
 
     // Connect all; each is configured at connect.
     const connectAllStarted = performance.now();
@@ -176,23 +200,40 @@ async function main(): Promise<void> {
     gc();
     await sleep(500);
     const rssAfter = rssMb();
-    const heapAfter = process.memoryUsage().heapUsed / 1e6;
-    const heapTotalAfter = process.memoryUsage().heapTotal / 1e6;
+    const terminatorAfter = processRssMb(listener?.terminatorPid);
+    const memoryAfter = process.memoryUsage();
+    const heapAfter = memoryAfter.heapUsed / 1e6;
+    const heapTotalAfter = memoryAfter.heapTotal / 1e6;
+    // Where RSS growth went: V8's heap, memory outside it that V8 knows of (Buffers), and the
+    // rest (native: OpenSSL's per-connection state and buffers, libuv, malloc's slack).
+    const externalGrowth = (memoryAfter.external - memoryBefore.external) / 1e6;
+    const arrayBuffersGrowth = (memoryAfter.arrayBuffers - memoryBefore.arrayBuffers) / 1e6;
+    const nativeGrowth = rssAfter - rssBefore - (heapTotalAfter - heapTotalBefore) - externalGrowth;
+    // BENCH_WIRELESS_HEAP_SNAPSHOT=<file>: the heap at this point, to see what holds it.
+    if (process.env.BENCH_WIRELESS_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.BENCH_WIRELESS_HEAP_SNAPSHOT);
 
     // Rounds of reports as fast as they are sent and processed.
     const perRound: number[] = [];
+    const terminatorPerRound: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       simulatedNow += REPORT_INTERVAL_S * 1000;
       const target = reports + connected;
       const cpu = process.cpuUsage();
+      const terminatorCpu = processCpuSeconds(listener?.terminatorPid);
       await fleet.burst();
       await untilReports(target);
       // The first round is a warm-up (the controller's first burst): not steady state.
-      if (round > 0) perRound.push(cpuSeconds(cpu));
+      if (round > 0) {
+        const terminatorUsed = processCpuSeconds(listener?.terminatorPid) - terminatorCpu;
+        terminatorPerRound.push(terminatorUsed);
+        // The controller's process and the TLS terminator's together.
+        perRound.push(cpuSeconds(cpu) + terminatorUsed);
+      }
     }
     gc();
     await sleep(500);
     const rssAfterBursts = rssMb();
+    const terminatorAfterBursts = processRssMb(listener?.terminatorPid);
 
     // A change to every group pushed to all APs, until all have applied it.
     const pushAll = async (): Promise<{ ms: number; maxBlockMs: number }> => {
@@ -251,11 +292,19 @@ async function main(): Promise<void> {
         connect_all_ms: Math.round(connectAllMs),
         cpu_seconds_per_round: Math.round(cpuPerRound * 100) / 100,
         cpu_core_fraction: Math.round((cpuPerRound / REPORT_INTERVAL_S) * 1000) / 1000,
-        rss_before_mb: Math.round(rssBefore),
-        rss_growth_mb: Math.round(rssAfter - rssBefore),
+        terminator_cpu_seconds_per_round: Math.round(median(terminatorPerRound) * 100) / 100,
+        ...(TRANSPORT === 'tls' ? { tls_terminated_by: listener?.terminatorPid === undefined ? 'node' : 'portico-tlsterm' } : {}),
+        rss_before_mb: Math.round(rssBefore + terminatorBefore),
+        // The controller's process and, when it terminates TLS, portico-tlsterm's together.
+        rss_growth_mb: Math.round(rssAfter - rssBefore + terminatorAfter - terminatorBefore),
+        daemon_rss_growth_mb: Math.round(rssAfter - rssBefore),
+        terminator_rss_growth_mb: Math.round(terminatorAfter - terminatorBefore),
         heap_growth_mb: Math.round(heapAfter - heapBefore),
         heap_total_growth_mb: Math.round(heapTotalAfter - heapTotalBefore),
-        rss_growth_after_bursts_mb: Math.round(rssAfterBursts - rssBefore),
+        external_growth_mb: Math.round(externalGrowth),
+        array_buffers_growth_mb: Math.round(arrayBuffersGrowth),
+        native_growth_mb: Math.round(nativeGrowth),
+        rss_growth_after_bursts_mb: Math.round(rssAfterBursts - rssBefore + terminatorAfterBursts - terminatorBefore),
         round_trip_p50_ms: round1(median(roundTrips)),
         round_trip_p99_ms: round1(p99(roundTrips)),
         push_all_ms: Math.round(shared.ms),
@@ -278,5 +327,18 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * The controller's process runs as the daemon's does (launch-flags.mjs: V8's young generation
+ * and glibc's malloc as the service unit sets them), so its memory is the daemon's.
+ */
+async function asDaemonProcess(): Promise<void> {
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...process.execArgv, fileURLToPath(import.meta.url)], {
+    env: { ...process.env, ...DAEMON_ENV, WIRELESS_BENCH_AS_DAEMON: '1' },
+    stdio: 'inherit',
+  });
+  process.exitCode = await new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
+}
+
 if (process.env.WIRELESS_BENCH_SIMULATOR) await runSimulatorChild();
-else await main();
+else if (process.env.WIRELESS_BENCH_AS_DAEMON) await main();
+else await asDaemonProcess();

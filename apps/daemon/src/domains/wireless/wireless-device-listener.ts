@@ -1,8 +1,15 @@
-import { createServer, type Server } from 'node:https';
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
-import type { TLSSocket } from 'node:tls';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
+import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { LINK_CLOSE_NORMAL, UCENTRAL_MAX_MESSAGE_BYTES, webSocketLink, type UcentralLink } from '@portico/schema';
 import { checkDeviceCertificate, type DeviceCertificateCheck } from './controller/wireless-device-pki.js';
@@ -39,11 +46,15 @@ export interface DeviceListenerOptions {
   /** A device opened a TCP connection, before TLS: the moment to check the server certificate still fits. */
   onConnection?(): void;
   onError?(error: unknown): void;
+  /** The TLS terminator's path; null: Node terminates TLS; unset: the built one when there is one. */
+  tlsTerminator?: string | null;
 }
 
 export interface DeviceListener {
   /** The port bound (the one asked for, or the system's choice for 0). */
   readonly port: number;
+  /** The TLS terminator's process, when it terminates TLS (its memory is the listener's too); undefined while it restarts. */
+  readonly terminatorPid: number | undefined;
   /** Open links at this moment. */
   readonly connections: number;
   /** Serves connections from now on with another server key and certificate (open links keep theirs). */
@@ -61,20 +72,19 @@ function addressOf(socket: { remoteAddress?: string; remotePort?: number }): str
   return host.includes(':') ? `[${host}]:${socket.remotePort ?? 0}` : `${host}:${socket.remotePort ?? 0}`;
 }
 
-/** Starts listening; resolves once bound, rejects when the port cannot be bound. */
-export async function startDeviceListener(options: DeviceListenerOptions): Promise<DeviceListener> {
+/** A connection's certificate and addresses, from Node's TLS socket or from the terminator. */
+interface VerifiedPeer {
+  certificate: X509Certificate | Buffer | undefined;
+  address: string;
+  localAddress: string | undefined;
+}
+
+/**
+ * What both transports share: the WebSocket server and the upgrade, which reads the serial from
+ * the certificate TLS verified, and the set of open links.
+ */
+function deviceUpgrades(options: DeviceListenerOptions) {
   const authority = new X509Certificate(options.ca);
-  const context = (key: string | Buffer, cert: string | Buffer) => ({ key, cert, ca: options.ca, minVersion: 'TLSv1.2' as const });
-  const server: Server = createServer({
-    ...context(options.key, options.cert),
-    // TLS asks for the client certificate and refuses chains that do not end at the device CA;
-    // the upgrade below reads the serial from what TLS verified.
-    requestCert: true,
-    rejectUnauthorized: true,
-    handshakeTimeout: HANDSHAKE_MS,
-  });
-  server.headersTimeout = HANDSHAKE_MS;
-  server.requestTimeout = HANDSHAKE_MS;
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: UCENTRAL_MAX_MESSAGE_BYTES,
@@ -83,37 +93,72 @@ export async function startDeviceListener(options: DeviceListenerOptions): Promi
     handleProtocols: (protocols) => (protocols.has(UCENTRAL_SUBPROTOCOL) ? UCENTRAL_SUBPROTOCOL : false),
   });
   const open = new Set<WebSocket>();
-
-  // Anything but a WebSocket upgrade is not for this port.
-  server.on('request', (_request, response) => {
-    response.writeHead(426, { connection: 'close', upgrade: 'websocket' }).end();
-  });
-  server.on('connection', () => options.onConnection?.());
-  server.on('secureConnection', (socket: TLSSocket) => socket.setKeepAlive(true, KEEPALIVE_MS));
-  server.on('tlsClientError', () => undefined);
-  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const tls = socket as TLSSocket;
-    const address = addressOf(tls);
+  const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer, peer: VerifiedPeer, established?: () => void) => {
     const refuse = (reason: DeviceRefusal) => {
-      options.onRefused?.(address, reason);
+      options.onRefused?.(peer.address, reason);
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       socket.destroy();
     };
-    const peer = tls.getPeerX509Certificate?.();
-    if (!tls.authorized || !peer) return refuse('noCertificate');
+    if (!peer.certificate) return refuse('noCertificate');
     // Wall-clock time, as TLS itself judged the validity.
-    const check = checkDeviceCertificate(peer, authority, options.isRevoked, Date.now());
+    const check = checkDeviceCertificate(peer.certificate, authority, options.isRevoked, Date.now());
     if (!check.ok) return refuse(check.reason);
     wss.handleUpgrade(request, socket, head, (ws) => {
+      established?.();
       open.add(ws);
       ws.on('close', () => open.delete(ws));
       try {
-        options.onLink(webSocketLink(ws, check.serial, address, unmapped(tls.localAddress)));
+        options.onLink(webSocketLink(ws, check.serial, peer.address, unmapped(peer.localAddress)));
       } catch (error) {
         options.onError?.(error);
         ws.terminate();
       }
     });
+  };
+  /** Anything but a WebSocket upgrade is not for this port. */
+  const notUpgrade = (_request: IncomingMessage, response: ServerResponse) => {
+    response.writeHead(426, { connection: 'close', upgrade: 'websocket' }).end();
+  };
+  const closeLinks = () => {
+    for (const ws of open) ws.close(LINK_CLOSE_NORMAL, 'controller stopping');
+  };
+  const cutLinks = () => {
+    for (const ws of open) ws.terminate();
+  };
+  return { wss, open, upgrade, notUpgrade, closeLinks, cutLinks };
+}
+
+/**
+ * Starts listening; resolves once bound, rejects when the port cannot be bound. TLS is
+ * terminated by `portico-tlsterm` when it is built (`tlsTerminator`), else by Node.
+ */
+export async function startDeviceListener(options: DeviceListenerOptions): Promise<DeviceListener> {
+  const terminator = options.tlsTerminator === undefined ? tlsTerminatorPath() : options.tlsTerminator;
+  return terminator ? startTerminatedListener(options, terminator) : startNodeTlsListener(options);
+}
+
+async function startNodeTlsListener(options: DeviceListenerOptions): Promise<DeviceListener> {
+  const context = (key: string | Buffer, cert: string | Buffer) => ({ key, cert, ca: options.ca, minVersion: 'TLSv1.2' as const });
+  const server: Server = createServer({
+    ...context(options.key, options.cert),
+    // TLS asks for the client certificate and refuses chains that do not end at the device CA;
+    // the upgrade reads the serial from what TLS verified.
+    requestCert: true,
+    rejectUnauthorized: true,
+    handshakeTimeout: HANDSHAKE_MS,
+  });
+  server.headersTimeout = HANDSHAKE_MS;
+  server.requestTimeout = HANDSHAKE_MS;
+  const links = deviceUpgrades(options);
+
+  server.on('request', links.notUpgrade);
+  server.on('connection', () => options.onConnection?.());
+  server.on('secureConnection', (socket: TLSSocket) => socket.setKeepAlive(true, KEEPALIVE_MS));
+  server.on('tlsClientError', () => undefined);
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const tls = socket as TLSSocket;
+    const peer = tls.authorized ? tls.getPeerX509Certificate?.() : undefined;
+    links.upgrade(request, socket, head, { certificate: peer, address: addressOf(tls), localAddress: tls.localAddress });
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -128,23 +173,335 @@ export async function startDeviceListener(options: DeviceListenerOptions): Promi
   const bound = server.address();
   return {
     port: typeof bound === 'object' && bound ? bound.port : options.port,
+    terminatorPid: undefined,
     get connections() {
-      return open.size;
+      return links.open.size;
     },
     setCertificate(key, cert) {
       server.setSecureContext(context(key, cert));
     },
     async close() {
-      for (const ws of open) ws.close(LINK_CLOSE_NORMAL, 'controller stopping');
+      links.closeLinks();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Links that do not finish the close handshake promptly are cut.
       const cut = setTimeout(() => {
-        for (const ws of open) ws.terminate();
+        links.cutLinks();
         server.closeAllConnections();
       }, 2000);
       await closed;
       clearTimeout(cut);
-      wss.close();
+      links.wss.close();
     },
   };
+}
+
+/** The terminator's name, built by apps/daemon/tlsterm-build.mjs beside the bundle. */
+export const TLSTERM_NAME = 'portico-tlsterm';
+const here = dirname(fileURLToPath(import.meta.url));
+/** Beside the bundle, then the build's output seen from src/domains/wireless (tests, the lab). */
+export const TLSTERM_PLACES = [join(here, TLSTERM_NAME), join(here, '..', '..', '..', 'dist', TLSTERM_NAME)];
+
+export function tlsTerminatorPath(places: readonly string[] = TLSTERM_PLACES): string | null {
+  return places.find((path) => existsSync(path)) ?? null;
+}
+
+/**
+ * TLS terminated by portico-tlsterm (wireless-tlsterm.c, which says why and its frames): the
+ * plaintext of every device connection arrives over one socketpair, each as a TerminatedSocket
+ * that Node's HTTP parser and ws run over as over a TLS socket. The certificate that proves a
+ * connection's serial is the one the terminator verified and announced for that connection.
+ */
+async function startTerminatedListener(options: DeviceListenerOptions, terminator: string): Promise<DeviceListener> {
+  const links = deviceUpgrades(options);
+  const http = createHttpServer();
+  http.headersTimeout = HANDSHAKE_MS;
+  http.requestTimeout = HANDSHAKE_MS;
+  http.on('request', links.notUpgrade);
+  http.on('clientError', (_error, socket: Duplex) => socket.destroy());
+  http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const terminated = socket as TerminatedSocket;
+    links.upgrade(request, socket, head, terminated.peer, () => terminated.established());
+  });
+
+  // The server's key sits in a private folder only while a terminator starts and reads it.
+  const folder = await mkdtemp(join(tmpdir(), 'portico-tlsterm-'));
+  const caFile = join(folder, 'ca.pem');
+  const keyFile = join(folder, 'key.pem');
+  const certFile = join(folder, 'cert.pem');
+  await writeFile(caFile, options.ca, { mode: 0o600 });
+  let serverKey = options.key;
+  let serverCert = options.cert;
+  let port = options.port;
+  let child: ChildProcess | null = null;
+  let mux: TerminatorMux | null = null;
+  let stopping = false;
+  let failures = 0;
+  let restartTimer: NodeJS.Timeout | undefined;
+
+  /** Starts a terminator; resolves with the port it listens on once it does. */
+  const launch = async (): Promise<number> => {
+    await writeFile(keyFile, serverKey, { mode: 0o600 });
+    await writeFile(certFile, serverCert, { mode: 0o600 });
+    const started = spawn(terminator, [options.host, String(port), caFile, keyFile, certFile], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    started.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-500)));
+    const frames = new TerminatorMux(started.stdio[3] as Socket);
+    const ended = (code: number | null, signal: NodeJS.Signals | null) => `portico-tlsterm ended (${signal ?? `exit ${code}`})${stderr.trim() ? `: ${stderr.trim()}` : ''}`;
+    const bound = await new Promise<number>((resolve, reject) => {
+      frames.onReady = resolve;
+      started.once('error', reject);
+      started.once('exit', (code, signal) => reject(new Error(ended(code, signal))));
+    }).finally(() => rm(keyFile, { force: true }));
+    started.removeAllListeners('exit');
+    started.removeAllListeners('error');
+    started.on('error', (error) => options.onError?.(error));
+    started.on('exit', (code, signal) => {
+      frames.endAll();
+      if (child !== started || stopping) return;
+      child = null;
+      mux = null;
+      // Its links are gone (devices dial again); a new terminator takes the port after a pause
+      // that grows while starts keep failing.
+      const delay = Math.min(RESTART_FIRST_MS * 2 ** Math.min(failures++, 6), RESTART_MAX_MS);
+      options.onError?.(new Error(`${ended(code, signal)}; starting it again in ${delay} ms`));
+      restartTimer = setTimeout(relaunch, delay);
+      restartTimer.unref();
+    });
+    frames.onAccept = () => options.onConnection?.();
+    frames.onOpen = (socket) => {
+      failures = 0;
+      // The TLS handshake is done; the WebSocket upgrade must follow within the same bound.
+      socket.deadline = setTimeout(() => socket.destroy(), HANDSHAKE_MS);
+      socket.deadline.unref();
+      http.emit('connection', socket);
+    };
+    child = started;
+    mux = frames;
+    return bound;
+  };
+  const relaunch = () => {
+    if (stopping) return;
+    launch().catch((error: unknown) => {
+      options.onError?.(error);
+      if (stopping) return;
+      restartTimer = setTimeout(relaunch, Math.min(RESTART_FIRST_MS * 2 ** Math.min(failures++, 6), RESTART_MAX_MS));
+      restartTimer.unref();
+    });
+  };
+  try {
+    port = await launch();
+  } catch (error) {
+    await rm(folder, { recursive: true, force: true });
+    throw error;
+  }
+
+  return {
+    port,
+    get terminatorPid() {
+      return child?.pid;
+    },
+    get connections() {
+      return links.open.size;
+    },
+    setCertificate(key, cert) {
+      serverKey = key;
+      serverCert = cert;
+      const keyBytes = Buffer.from(key);
+      const length = Buffer.alloc(4);
+      length.writeUInt32BE(keyBytes.length);
+      mux?.send(FRAME_CERT, 0, Buffer.concat([length, keyBytes, Buffer.from(cert)]));
+    },
+    async close() {
+      stopping = true;
+      clearTimeout(restartTimer);
+      links.closeLinks();
+      const cut = setTimeout(() => links.cutLinks(), 2000);
+      while (links.open.size > 0 && child) await new Promise((resolve) => setTimeout(resolve, 20));
+      clearTimeout(cut);
+      const running = child as ChildProcess | null;
+      if (running && running.exitCode === null && running.signalCode === null) {
+        const exited = new Promise((resolve) => running.once('exit', resolve));
+        running.kill('SIGTERM');
+        await exited;
+      }
+      links.wss.close();
+      http.close();
+      await rm(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Pause before a terminator that ended is started again: doubling from the first, at most the last. */
+const RESTART_FIRST_MS = 1000;
+const RESTART_MAX_MS = 60_000;
+
+const FRAME_OPEN = 1;
+const FRAME_DATA = 2;
+const FRAME_CLOSE = 3;
+const FRAME_ACCEPT = 4;
+const FRAME_READY = 5;
+const FRAME_CERT = 6;
+const HEADER = 9;
+
+/** The frames of the socketpair to portico-tlsterm (wireless-tlsterm.c). */
+class TerminatorMux {
+  onReady: (port: number) => void = () => undefined;
+  onAccept: () => void = () => undefined;
+  onOpen: (socket: TerminatedSocket) => void = () => undefined;
+  private readonly sockets = new Map<number, TerminatedSocket>();
+  private pending: Buffer = Buffer.alloc(0);
+  private drains: Array<() => void> = [];
+
+  constructor(private readonly stream: Socket) {
+    stream.on('data', (chunk: Buffer) => this.receive(chunk));
+    stream.on('drain', () => {
+      const waiting = this.drains;
+      this.drains = [];
+      for (const resume of waiting) resume();
+    });
+    stream.on('error', () => undefined);
+  }
+
+  /** Sends a frame; `written` runs once the stream takes more (backpressure for the socket that wrote). */
+  send(type: number, id: number, payload: Buffer, written?: () => void): void {
+    const frame = Buffer.allocUnsafe(HEADER + payload.length);
+    frame[0] = type;
+    frame.writeUInt32BE(id, 1);
+    frame.writeUInt32BE(payload.length, 5);
+    payload.copy(frame, HEADER);
+    if (this.stream.destroyed) return void written?.();
+    if (this.stream.write(frame) || !written) written?.();
+    else this.drains.push(written);
+  }
+
+  forget(id: number): void {
+    this.sockets.delete(id);
+  }
+
+  /** The terminator is gone: so is every connection it carried. */
+  endAll(): void {
+    for (const socket of this.sockets.values()) socket.gone();
+    this.sockets.clear();
+    const waiting = this.drains;
+    this.drains = [];
+    for (const resume of waiting) resume();
+  }
+
+  private receive(chunk: Buffer): void {
+    let data = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    let at = 0;
+    while (data.length - at >= HEADER) {
+      const length = data.readUInt32BE(at + 5);
+      if (data.length - at < HEADER + length) break;
+      this.frame(data[at]!, data.readUInt32BE(at + 1), data.subarray(at + HEADER, at + HEADER + length));
+      at += HEADER + length;
+    }
+    data = data.subarray(at);
+    // What stays is copied so the chunk it came from is not kept alive.
+    this.pending = data.length ? Buffer.from(data) : Buffer.alloc(0);
+  }
+
+  private frame(type: number, id: number, payload: Buffer): void {
+    if (type === FRAME_DATA) {
+      // A view of the chunk read, not a copy: ws keeps it only until its frame is complete.
+      this.sockets.get(id)?.push(payload);
+    } else if (type === FRAME_OPEN) {
+      const remoteLength = payload[0]!;
+      const [host, port] = payload.subarray(1, 1 + remoteLength).toString('latin1').split(' ');
+      const localLength = payload[1 + remoteLength]!;
+      const local = payload.subarray(2 + remoteLength, 2 + remoteLength + localLength).toString('latin1');
+      const der = Buffer.from(payload.subarray(2 + remoteLength + localLength));
+      const socket = new TerminatedSocket(this, id, { certificate: der, address: addressOf({ remoteAddress: host, remotePort: Number(port) }), localAddress: local });
+      socket.remoteAddress = host;
+      socket.remotePort = Number(port);
+      socket.localAddress = local;
+      this.sockets.set(id, socket);
+      this.onOpen(socket);
+    } else if (type === FRAME_CLOSE) {
+      const socket = this.sockets.get(id);
+      this.sockets.delete(id);
+      socket?.gone();
+    } else if (type === FRAME_ACCEPT) {
+      this.onAccept();
+    } else if (type === FRAME_READY) {
+      this.onReady(Number(payload.toString('latin1')));
+    }
+  }
+}
+
+/**
+ * One device connection's plaintext, as the terminator carries it: a Duplex with the few
+ * socket methods Node's HTTP server and ws call. Its peer certificate is the one the
+ * terminator verified for this connection id.
+ */
+class TerminatedSocket extends Duplex {
+  remoteAddress: string | undefined;
+  remotePort: number | undefined;
+  localAddress: string | undefined;
+  deadline: NodeJS.Timeout | undefined;
+  private ended = false;
+
+  constructor(
+    private readonly mux: TerminatorMux,
+    private readonly id: number,
+    readonly peer: VerifiedPeer,
+  ) {
+    super({ allowHalfOpen: true });
+  }
+
+  /** The WebSocket is up: the certificate has done its work and the handshake's bound is lifted. */
+  established(): void {
+    clearTimeout(this.deadline);
+    // Held by 10,000 links: nothing the handshake needed stays.
+    this.deadline = undefined;
+    this.peer.certificate = undefined;
+  }
+
+  /** The terminator closed the connection. */
+  gone(): void {
+    this.ended = true;
+    this.push(null);
+    this.destroy();
+  }
+
+  setTimeout(): this {
+    return this;
+  }
+  setNoDelay(): this {
+    return this;
+  }
+  setKeepAlive(): this {
+    return this;
+  }
+
+  override _read(): void {}
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    this.mux.send(FRAME_DATA, this.id, chunk, done);
+  }
+
+  override _writev(chunks: Array<{ chunk: Buffer }>, done: (error?: Error | null) => void): void {
+    this.mux.send(FRAME_DATA, this.id, Buffer.concat(chunks.map((c) => c.chunk)), done);
+  }
+
+  override _final(done: (error?: Error | null) => void): void {
+    this.close();
+    done();
+    // The terminator closes the whole connection once it has sent what was queued and reads
+    // nothing more from it: the reading side ends here too (and the socket then closes).
+    this.push(null);
+  }
+
+  override _destroy(error: Error | null, done: (error?: Error | null) => void): void {
+    clearTimeout(this.deadline);
+    this.close();
+    done(error);
+  }
+
+  private close(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.mux.forget(this.id);
+    this.mux.send(FRAME_CLOSE, this.id, Buffer.alloc(0));
+  }
 }
