@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildImage, ensureHostTools, mirrorReachable } from '../image/build-image.mjs';
 import { accelerator } from '../image/vm-guest.mjs';
+import { testVendorKey } from '../image/release-firmware.mjs';
 import { build, install, run } from './project-steps.mjs';
 
 /** What the VM tier runs on the host, besides what the image build needs. */
@@ -30,7 +31,8 @@ build();
 let image;
 try {
   ensureHostTools(VM_HOST_TOOLS);
-  image = buildImage();
+  // The image trusts a test vendor's key, so the firmware upgrade test can sign images for it.
+  image = buildImage({ firmwareKey: testVendorKey().publicFile });
 } catch (error) {
   // The one failure that is not the project's: Debian's mirror out of reach from this machine.
   if (!(await mirrorReachable())) {
