@@ -8,7 +8,7 @@
 //    list downloads only what is new;
 // 2. the project: the built daemon, console and portal, Node, rootfs/ laid over;
 // 3. the disk: partitions made from folders (mkfs.ext4 -d, mtools), no loop device, no mount.
-import { createHash } from 'node:crypto';
+import { createHash, createPublicKey } from 'node:crypto';
 import { chmodSync, closeSync, copyFileSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -128,6 +128,19 @@ export function installProject(root) {
   chmodSync(join(root, IMAGE_LAYOUT.node.slice(1)), 0o755);
 }
 
+/**
+ * The vendor's firmware signing key (public half, PEM), laid where the daemon looks for it
+ * (PORTICO_FIRMWARE_KEY's default): without one the device refuses every firmware file.
+ */
+export function installFirmwareKey(root, file) {
+  const key = createPublicKey(readFileSync(file));
+  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`${file} is not an Ed25519 public key`);
+  const target = join(root, IMAGE_LAYOUT.firmwareKey.slice(1));
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, key.export({ type: 'spki', format: 'pem' }), { mode: 0o644 });
+  return createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16);
+}
+
 export function overlayRootfs(root) {
   // Documentation and type declarations of the overlay stay in the repository.
   cpSync(join(repo, 'rootfs'), root, { recursive: true, filter: (src) => !/(README\.md|\.d\.mts)$/.test(src) });
@@ -207,15 +220,16 @@ function rootImage(file, root) {
   run('mkfs.ext4', ['-q', '-F', '-L', IMAGE_LAYOUT.rootLabel, '-d', root, file, `${bytes / 1024}k`]);
 }
 
-/** Copies `src` into `fd` at byte `offset`. */
+/** Copies `src` into `fd` at byte `offset`; zero chunks are skipped, the target being a fresh sparse file. */
 function writeAt(fd, src, offset) {
   const input = openSync(src, 'r');
   const chunk = Buffer.alloc(4 * MIB);
+  const zero = Buffer.alloc(chunk.length);
   let position = 0;
   for (;;) {
     const read = readSync(input, chunk, 0, chunk.length, position);
     if (read === 0) break;
-    writeSync(fd, chunk, 0, read, offset + position);
+    if (chunk.compare(zero, 0, read, 0, read) !== 0) writeSync(fd, chunk, 0, read, offset + position);
     position += read;
   }
   closeSync(input);
@@ -261,7 +275,7 @@ export function diskImage(file, esp, rootfs, state) {
   closeSync(out);
 }
 
-export function buildImage({ outDir = join(here, 'out') } = {}) {
+export function buildImage({ outDir = join(here, 'out'), firmwareKey = process.env.PORTICO_FIRMWARE_PUBLIC_KEY || undefined } = {}) {
   const started = process.hrtime.bigint();
   ensureHostTools();
   const cache = cacheRoot();
@@ -277,6 +291,8 @@ export function buildImage({ outDir = join(here, 'out') } = {}) {
   run('tar', ['-x', '-p', '--numeric-owner', '-f', base.tar, '-C', root]);
   installProject(root);
   overlayRootfs(root);
+  const firmwareKeyId = firmwareKey ? installFirmwareKey(root, firmwareKey) : null;
+  if (!firmwareKeyId) log(`no firmware signing key (PORTICO_FIRMWARE_PUBLIC_KEY): this image refuses every firmware file`);
   const boot = bootFiles(root);
 
   espImage(join(work, 'esp.img'), root, boot);
@@ -291,6 +307,7 @@ export function buildImage({ outDir = join(here, 'out') } = {}) {
     image: relative(process.cwd(), image),
     bytes: statSync(image).size,
     kernel: boot.version,
+    firmwareKey: firmwareKeyId,
     baseCached: base.cached,
     baseSeconds: Math.round(baseSeconds * 10) / 10,
     seconds: Math.round(seconds * 10) / 10,

@@ -5,6 +5,7 @@ export declare const IMAGE_LAYOUT: Readonly<{
   slots: Readonly<{ a: string; b: string }>;
   statePartLabel: string;
   stateMiB: number;
+  firmwareKey: string;
   espMiB: number;
   rootSpareMiB: number;
   kernelOptions: readonly string[];

@@ -20,7 +20,10 @@ export const IMAGE_LAYOUT = Object.freeze({
   slots: Object.freeze({ a: 'portico-root-a', b: 'portico-root-b' }),
   /** The state partition both slots mount at stateDir, so an upgrade keeps the configuration. */
   statePartLabel: 'portico-state',
-  stateMiB: 256,
+  /** Holds the configuration and a downloaded firmware file (its compressed root is ~0.5 GB). */
+  stateMiB: 1024,
+  /** The vendor's firmware signing key (public), PORTICO_FIRMWARE_PUBLIC_KEY at build time. */
+  firmwareKey: '/etc/portico/keys/firmware-signing.pem',
   /** Room for two kernels and initramfs images. */
   espMiB: 192,
   /** Free room on the root file system beyond its contents, for state, logs and updates. */

@@ -14,6 +14,8 @@ export declare function qemuArgs(options: {
   serialLog: string;
   macPrefix?: string;
   firmware?: string;
+  /** Let a guest reboot restart within the QEMU process (default: a reboot ends QEMU). */
+  reboot?: boolean;
 }): string[];
 
 export interface ExecResult {
@@ -26,8 +28,9 @@ export declare class GuestAgent {
   readonly path: string;
   constructor(path: string);
   ready(timeoutMs: number): Promise<void>;
-  exec(argv: readonly string[], options?: { input?: string; timeoutMs?: number }): Promise<ExecResult>;
-  run(argv: readonly string[], options?: { input?: string; timeoutMs?: number }): Promise<string>;
+  sync(timeoutMs: number): Promise<void>;
+  exec(argv: readonly string[], options?: { input?: string | Uint8Array; timeoutMs?: number }): Promise<ExecResult>;
+  run(argv: readonly string[], options?: { input?: string | Uint8Array; timeoutMs?: number }): Promise<string>;
   readFile(path: string): Promise<string>;
   close(): void;
 }
@@ -36,8 +39,9 @@ export declare class GatewayVm {
   readonly agent: GuestAgent;
   readonly accel: 'kvm' | 'tcg';
   readonly serialLog: string;
-  constructor(options: { ports: readonly string[]; memoryMiB?: number; cpus?: number; accel?: 'kvm' | 'tcg'; image?: string });
+  constructor(options: { ports: readonly string[]; memoryMiB?: number; cpus?: number; accel?: 'kvm' | 'tcg'; image?: string; reboot?: boolean });
   start(): Promise<void>;
+  reset(): Promise<void>;
   elapsed(): number;
   booted(timeoutMs: number): Promise<void>;
   serial(): string;

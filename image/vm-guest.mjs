@@ -49,7 +49,7 @@ export function guestPortName(index) {
  * sees them at consecutive PCI slots. The disk is opened with snapshot=on: nothing a run does
  * reaches the image file.
  */
-export function qemuArgs({ image = IMAGE_FILE, ports, memoryMiB = 1024, cpus = 2, accel = accelerator(), agentSocket, monitorSocket, serialLog, macPrefix = '52:54:00:12:34', firmware = firmwareFile() }) {
+export function qemuArgs({ image = IMAGE_FILE, ports, memoryMiB = 1024, cpus = 2, accel = accelerator(), agentSocket, monitorSocket, serialLog, macPrefix = '52:54:00:12:34', firmware = firmwareFile(), reboot = false }) {
   const args = [
     '-name', 'portico',
     '-machine', `q35,accel=${accel}`,
@@ -59,7 +59,9 @@ export function qemuArgs({ image = IMAGE_FILE, ports, memoryMiB = 1024, cpus = 2
     '-bios', firmware,
     '-display', 'none',
     '-vga', 'none',
-    '-no-reboot',
+    // A guest reboot ends QEMU, unless the test reboots it on purpose (a firmware upgrade):
+    // then it restarts within this process and keeps its writes to the snapshot.
+    ...(reboot ? [] : ['-no-reboot']),
     '-serial', `file:${serialLog}`,
     '-drive', `file=${image},format=raw,if=none,id=disk,snapshot=on`,
     '-device', 'virtio-blk-pci,drive=disk,addr=0x10',
@@ -154,9 +156,18 @@ class JsonSocket {
  */
 export class GuestAgent extends JsonSocket {
   async ready(timeoutMs) {
-    const deadline = Date.now() + timeoutMs;
     await this.open(timeoutMs);
-    for (let id = 1; ; id += 1) {
+    await this.sync(timeoutMs);
+  }
+
+  /**
+   * Waits until the agent answers on the open socket: after `ready`, again after a guest reboot
+   * (QEMU keeps the socket; the new agent finds the old bytes).
+   */
+  async sync(timeoutMs) {
+    const deadline = Date.now() + timeoutMs;
+    for (let id = (this.lastSync ?? 0) + 1; ; id += 1) {
+      this.lastSync = id;
       try {
         // A sync answered with its own id means the agent runs and the stream is clean.
         const answer = await this.request('guest-sync', { id }, 2000);
@@ -232,6 +243,11 @@ export class GatewayVm {
     await Promise.race([this.monitor.open(30_000), failed]);
     await this.monitor.request('qmp_capabilities');
     failed.catch(() => undefined);
+  }
+
+  /** A hardware reset of the guest, as a power cut would be (the disk keeps what reached it). */
+  async reset() {
+    await this.monitor.request('system_reset');
   }
 
   /** Seconds since QEMU started. */

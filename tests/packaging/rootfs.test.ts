@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, copyFileSync, chmodSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, copyFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +8,7 @@ import { DAEMON_ENV, DAEMON_NODE_FLAGS } from '../../apps/daemon/launch-flags.mj
 import { readSettings } from '../../apps/daemon/src/settings.js';
 import { IMAGE_LAYOUT, imagePackages } from '../../image/image-layout.mjs';
 import { assignment, envFile, ethernetPorts } from '../../rootfs/usr/lib/portico/bin/portico-assign-ports.mjs';
+import { blessRunningSlot } from '../../rootfs/usr/lib/portico/bin/portico-boot-check.mjs';
 
 /**
  * The image's own files (rootfs/), checked with the tools that read them on the device:
@@ -165,5 +166,22 @@ describe('the image package list', () => {
     for (const needed of ['linux-image-amd64', 'systemd-boot-efi', 'qemu-guest-agent', 'nftables', 'iproute2', 'dnsmasq-base', 'ppp', 'pppoe', 'xl2tpd', 'strongswan-swanctl', 'openvpn', 'hostapd', 'wpasupplicant', 'iw']) {
       expect(packages).toContain(needed);
     }
+  });
+});
+
+describe('the boot check', () => {
+  test("marks the running slot's counted entry good, and nothing else", () => {
+    const entries = join(work, 'entries');
+    mkdirSync(entries, { recursive: true });
+    writeFileSync(join(entries, 'portico-a.conf'), 'version 1.0.0\n');
+    writeFileSync(join(entries, 'portico-b+2-1.conf'), 'version 1.1.0\n');
+    // Booted from slot a: slot b's trial is not this boot's to confirm.
+    expect(blessRunningSlot('root=PARTLABEL=portico-root-a rw quiet', entries)).toBeNull();
+    expect(blessRunningSlot('root=/dev/sda2 rw', entries)).toBeNull();
+    expect(blessRunningSlot('BOOT_IMAGE=/x root=PARTLABEL=portico-root-b rw quiet', entries)).toBe('portico-b.conf');
+    expect(readdirSync(entries).sort()).toEqual(['portico-a.conf', 'portico-b.conf']);
+    expect(readFileSync(join(entries, 'portico-b.conf'), 'utf8')).toBe('version 1.1.0\n');
+    // Already good: nothing to do.
+    expect(blessRunningSlot('root=PARTLABEL=portico-root-b rw', entries)).toBeNull();
   });
 });

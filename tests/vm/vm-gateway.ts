@@ -81,7 +81,11 @@ export function dhcpLease(ns: string, ifname: string): { address: string; router
   return { address: lease[1]!, router: lease[2] ?? GATEWAY_LAN };
 }
 
-export async function startVmGateway(options: { memoryMiB?: number } = {}): Promise<VmGateway> {
+/**
+ * `reboot`: a guest reboot restarts within QEMU (keeping the snapshot's writes) instead of ending
+ * it; `firmwareDir`: the upstream's HTTP server is also the update server of that folder.
+ */
+export async function startVmGateway(options: { memoryMiB?: number; reboot?: boolean; firmwareDir?: string } = {}): Promise<VmGateway> {
   const prefix = `pv${randomBytes(2).toString('hex')}`;
   const upstreamNs = `${prefix}-up`;
   const clientNs = `${prefix}-cl`;
@@ -89,7 +93,7 @@ export async function startVmGateway(options: { memoryMiB?: number } = {}): Prom
   const lanTap = `${prefix}l`;
   const work = mkdtempSync(join(tmpdir(), 'portico-vmtier-'));
   const helpers: ChildProcess[] = [];
-  const vm = new GatewayVm({ ports: [wanTap, lanTap], memoryMiB: options.memoryMiB ?? 1024 });
+  const vm = new GatewayVm({ ports: [wanTap, lanTap], memoryMiB: options.memoryMiB ?? 1024, reboot: options.reboot ?? false });
   const down = async () => {
     for (const child of helpers) child.kill('SIGTERM');
     await vm.stop();
@@ -119,7 +123,7 @@ export async function startVmGateway(options: { memoryMiB?: number } = {}): Prom
     );
     helpers.push(dnsmasq.child);
     const server = await startHelper(
-      ['ip', 'netns', 'exec', upstreamNs, process.execPath, join(here, 'vm-upstream-server.mjs'), UPSTREAM.address, String(UPSTREAM.httpPort)],
+      ['ip', 'netns', 'exec', upstreamNs, process.execPath, join(here, 'vm-upstream-server.mjs'), UPSTREAM.address, String(UPSTREAM.httpPort), ...(options.firmwareDir ? [options.firmwareDir] : [])],
       /listening/,
     );
     helpers.push(server.child);

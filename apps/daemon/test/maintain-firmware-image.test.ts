@@ -110,6 +110,20 @@ describe('signed firmware file', () => {
     expect(() => signFirmware(payload, '2.0.0', keys.privateKey, { parts: [{ name: 'root', size: 5 }] })).toThrow();
   });
 
+  test('a compressed part carries its unpacked size, and only together with its encoding', async () => {
+    const parts = [
+      { name: 'kernel' as const, size: 1000 },
+      { name: 'root' as const, size: payload.length - 1000, encoding: 'gzip' as const, unpackedSize: 5_000_000 },
+    ];
+    const image = await verifyFirmwareFile(fileOf(signFirmware(payload, '2.0.0', keys.privateKey, { parts })), keys.publicKey, MAX);
+    expect(payloadParts(image).map((p) => [p.name, p.size, p.unpackedSize])).toEqual([
+      ['kernel', 1000, undefined],
+      ['root', payload.length - 1000, 5_000_000],
+    ]);
+    expect(() => signFirmware(payload, '2.0.0', keys.privateKey, { parts: [{ name: 'root', size: payload.length, encoding: 'gzip' }] })).toThrow();
+    expect(() => signFirmware(payload, '2.0.0', keys.privateKey, { parts: [{ name: 'root', size: payload.length, unpackedSize: 9 }] })).toThrow();
+  });
+
   test('only an Ed25519 public key is taken as the firmware key', () => {
     expect(firmwarePublicKey(keys.publicKey.export({ type: 'spki', format: 'pem' })).asymmetricKeyType).toBe('ed25519');
     const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 });

@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { signFirmware, verifyFirmwareFile } from '../src/domains/maintain/maintain-firmware-image.js';
 import {
@@ -143,6 +144,32 @@ describe('linux slots: partitions and systemd-boot entries under the system root
       ].join('\n'),
     );
     expect(device.view()).toMatchObject({ running: 'a', trial: { slot: 'b', triesLeft: TRIAL_TRIES } });
+  });
+
+  test('a gzip root part is unpacked into the partition; one that unpacks to another size never gets its entry', async () => {
+    const unpacked = Buffer.alloc(48_000, 0);
+    unpacked.write('ext4 of 1.1.0', 1024);
+    const packed = gzipSync(unpacked);
+    const gzParts = (unpackedSize: number) => ({
+      parts: [
+        { name: 'kernel' as const, size: kernel.length },
+        { name: 'initrd' as const, size: initrd.length },
+        { name: 'root' as const, size: packed.length, encoding: 'gzip' as const, unpackedSize },
+      ],
+    });
+    const root = systemRoot('a');
+    const seen: number[] = [];
+    const good = await signedFile('1.1.0', Buffer.concat([kernel, initrd, packed]), gzParts(unpacked.length));
+    expect(await linuxSlotDevice(root).install(good.file, good.image, (written, total) => seen.push(written / total))).toBe('b');
+    expect(readFileSync(join(root, 'dev/disk/by-partlabel/portico-root-b')).subarray(0, unpacked.length).equals(unpacked)).toBe(true);
+    expect(Math.max(...seen)).toBe(1);
+
+    const other = systemRoot('a');
+    const short = await signedFile('1.1.0', Buffer.concat([kernel, initrd, packed]), gzParts(unpacked.length + 1));
+    await expect(linuxSlotDevice(other).install(short.file, short.image, () => undefined)).rejects.toThrow(/bytes/);
+    const long = await signedFile('1.1.0', Buffer.concat([kernel, initrd, packed]), gzParts(unpacked.length - 1));
+    await expect(linuxSlotDevice(other).install(long.file, long.image, () => undefined)).rejects.toThrow(/beyond/);
+    expect(readdirSync(join(other, 'boot/efi/loader/entries'))).toEqual(['portico-a.conf']);
   });
 
   test('an image without its kernel is refused before anything is written', async () => {

@@ -41,7 +41,21 @@ export const firmwareHeader = z
      * Without it the payload is one piece, `root`.
      */
     parts: z
-      .array(z.object({ name: z.enum(FIRMWARE_PARTS), size: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) }).strict())
+      .array(
+        z
+          .object({
+            name: z.enum(FIRMWARE_PARTS),
+            size: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+            /**
+             * A gzip-compressed piece (a root file system is mostly free blocks): `size` is what
+             * the file carries, `unpackedSize` what is written. The digest covers the carried bytes.
+             */
+            encoding: z.literal('gzip').optional(),
+            unpackedSize: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+          })
+          .strict()
+          .refine((part) => (part.encoding === undefined) === (part.unpackedSize === undefined), { message: 'a compressed part names its unpacked size' }),
+      )
       .min(1)
       .max(FIRMWARE_PARTS.length)
       .optional(),
@@ -172,11 +186,19 @@ export function compareVersions(a: string, b: string): number {
 }
 
 /** The pieces of a verified payload with their offsets in the file. */
-export function payloadParts(image: VerifiedImage): { name: FirmwarePartName; offset: number; size: number }[] {
+export interface PayloadPart {
+  name: FirmwarePartName;
+  offset: number;
+  size: number;
+  /** Set for a compressed part: it is unpacked to this many bytes as it is written. */
+  unpackedSize?: number;
+}
+
+export function payloadParts(image: VerifiedImage): PayloadPart[] {
   const parts = image.header.parts ?? [{ name: 'root' as const, size: image.header.size }];
   let offset = image.payloadOffset;
   return parts.map((part) => {
-    const out = { name: part.name, offset, size: part.size };
+    const out: PayloadPart = { name: part.name, offset, size: part.size, ...(part.encoding === 'gzip' ? { unpackedSize: part.unpackedSize } : {}) };
     offset += part.size;
     return out;
   });
