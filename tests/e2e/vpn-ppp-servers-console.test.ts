@@ -1,26 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { adminWithPassword, launchBrowser, loginInBrowser, newPage, startDaemon, type ApiSession, type RunningDaemon } from './e2e-harness.js';
+import { describe, expect, test } from 'vitest';
+import type { Page } from 'playwright-core';
+import { consoleFixture, loginInBrowser, newPage } from './e2e-harness.js';
 
 const PASSWORD = 'AdminPassw0rd';
+const fixture = consoleFixture(PASSWORD);
 
-let daemon: RunningDaemon;
-let browser: Browser;
-let api: ApiSession;
-
-beforeAll(async () => {
-  [daemon, browser] = await Promise.all([startDaemon(), launchBrowser()]);
-  api = await adminWithPassword(daemon, PASSWORD);
-});
-afterAll(async () => {
-  await browser?.close();
-  await daemon?.stop();
-});
-
-const settings = async (kind: string) => (await api.get(`auth/${kind}`)).data as Record<string, unknown>;
+const settings = async (kind: string) => (await fixture.api.get(`auth/${kind}`)).data as Record<string, unknown>;
 
 async function open(page: Page, route: string): Promise<void> {
-  await page.goto(`${daemon.url}${route}`);
+  await page.goto(`${fixture.daemon.url}${route}`);
   await page.getByTestId('entity-form').waitFor();
   // The status panel: nothing dials on the sim driver.
   await expect.poll(() => page.getByTestId('ppp-running').textContent()).toBe('STOPPED');
@@ -28,10 +16,10 @@ async function open(page: Page, route: string): Promise<void> {
 
 describe('PPP servers in the console', () => {
   test('PPTP, L2TP/IPsec and PPPoE servers configured from their generated forms, with §5 rules on their fields', async () => {
-    const { context, page } = await newPage(browser);
+    const { context, page } = await newPage(fixture.browser);
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(String(error)));
-    await loginInBrowser(page, daemon.url, 'admin', PASSWORD);
+    await loginInBrowser(page, fixture.daemon.url, 'admin', PASSWORD);
     await page.waitForURL('**/dashboard');
 
     // PPTP: a local IP inside the remote range is refused on its field, then saved.
