@@ -65,20 +65,19 @@ describe('rendering and checkers', () => {
     const text = renderPppSecrets([
       {
         kind: 'pppoe',
-        expiredAllowed: false,
         accounts: [
           { username: 'alice', secret: 'alicePass1', expired: false },
           { username: 'old', secret: null, expired: false },
           { username: 'gone', secret: 'gonePass12', expired: true },
         ],
       },
-      { kind: 'l2tp', expiredAllowed: false, accounts: [{ username: 'bob', secret: 'bobPass123', expired: false }] },
+      { kind: 'l2tp', accounts: [{ username: 'bob', secret: 'bobPass123', expired: false }] },
     ]);
     expect(text.split('\n').slice(1)).toEqual(['"alice" portico-pppoe "alicePass1" *', '"bob" portico-l2tp "bobPass123" *', '']);
     expect(checkPppSecrets(text)).toEqual([]);
     expect(checkPppSecrets(`${text}"x" * "y" *\n`)).not.toEqual([]);
-    expect(() => renderPppSecrets([{ kind: 'pptp', expiredAllowed: false, accounts: [{ username: 'a"b', secret: 'x', expired: false }] }])).toThrow();
-    expect(() => renderPppSecrets([{ kind: 'pptp', expiredAllowed: false, accounts: [{ username: 'ab', secret: 'x\ny', expired: false }] }])).toThrow();
+    expect(() => renderPppSecrets([{ kind: 'pptp', accounts: [{ username: 'a"b', secret: 'x', expired: false }] }])).toThrow();
+    expect(() => renderPppSecrets([{ kind: 'pptp', accounts: [{ username: 'ab', secret: 'x\ny', expired: false }] }])).toThrow();
   });
 
   test('sealed secrets open for their account only, on the device that sealed them', () => {

@@ -29,8 +29,7 @@ export function pppSecretsWriter(ctx: AppContext, root: string, report: (error: 
     for (const kind of PPP_SERVER_KINDS) {
       const settings = pppSettingsOf(snapshot, kind);
       if (!settings.enabled || settings.authway !== 'local') continue;
-      // Expired accounts are refused (the expiry notice is not served to PPP sessions yet).
-      servers.push({ kind, accounts: accounts.pppAccounts(kind), expiredAllowed: false });
+      servers.push({ kind, accounts: accounts.pppAccounts(kind) });
     }
     if (!servers.length) {
       for (const target of PPP_SECRETS_FILES) await rm(join(root, target), { force: true });

@@ -20,16 +20,15 @@ const SECRET = /^[\x21\x23-\x5b\x5d-\x7e]{1,255}$/;
 
 export interface PppSecretsInput {
   kind: PppServerKind;
+  /** Expired accounts are left out (refused): the expiry notice is not served to PPP sessions. */
   accounts: readonly PppAccount[];
-  /** Whether expired accounts may dial; else they are left out (refused). */
-  expiredAllowed: boolean;
 }
 
 export function renderPppSecrets(servers: readonly PppSecretsInput[]): string {
   const lines = ['# Portico PPP servers: their local accounts (rendered, do not edit)'];
   for (const server of servers) {
     for (const account of server.accounts) {
-      if (account.secret === null || (account.expired && !server.expiredAllowed)) continue;
+      if (account.secret === null || account.expired) continue;
       assertInert(account.username, 'account name');
       assertInert(account.secret, 'account secret');
       if (!NAME.test(account.username) || !SECRET.test(account.secret)) throw new RenderValueError(`account ${JSON.stringify(account.username)} cannot be rendered`);
