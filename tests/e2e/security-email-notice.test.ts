@@ -60,7 +60,7 @@ describe('E-mail notice page', () => {
       expect(await rows.first().textContent()).toContain('Network loop');
 
       // Edit: one more event, and the recipient's own language.
-      const [recipient] = (await api.get('sysconf/emailinfo/recipients')).data.items as Array<{ id: string }>;
+      const [recipient] = ((await api.get('sysconf/emailinfo/recipients')).data as { items: Array<{ id: string }> }).items;
       await page.getByTestId(`entity-edit-${recipient!.id}`).click();
       await page.waitForURL('**/security/emailnotice/edit?id=*');
       await expect.poll(() => form.getByTestId('field-name').inputValue()).toBe('Duty desk');
@@ -73,7 +73,7 @@ describe('E-mail notice page', () => {
       await form.getByTestId('entity-save').click();
       await page.waitForURL(/\/security\/emailnotice$/);
       await expect.poll(() => rows.first().textContent()).toContain('IP address conflict');
-      expect((await api.get('sysconf/emailinfo/recipients')).data.items[0]).toMatchObject({ events: ['loop', 'ipConflict'], language: 'zh-TW' });
+      expect(((await api.get('sysconf/emailinfo/recipients')).data as { items: unknown[] }).items[0]).toMatchObject({ events: ['loop', 'ipConflict'], language: 'zh-TW' });
 
       // The SMTP server.
       const server = page.getByTestId('email-server');

@@ -203,21 +203,30 @@ describe.skipIf(!HAS_CURL)('the queue while the server is down', () => {
     // Attempt 2: still down, the wait grows.
     fire();
     await vi.waitFor(() => expect(pending.map((p) => p.ms)).toEqual([EMAIL_RETRY_MS[1]]), CONDITION_WAIT);
+    // A notice for a recipient deleted before it went out is never sent.
+    const added = json(await post(h.app, admin, RECIPIENTS, { action: 'add', name: 'Temp', address: 'temp@example.org', events: ['loop'] }));
+    h.app.appContext.signals.emit(SECURITY_EVENT_RECORDED, event('loop', { port: 'lanp3' }));
+    expect(json(await post(h.app, admin, RECIPIENTS, { action: 'delete', id: added.data.id })).success).toBe(true);
+    // Ops and Temp's copy of the second event, and Ops' copy of the first.
+    expect((await status()).waiting).toBe(3);
 
-    // A restart: the message is still in the queue.
+    // A restart: the messages are still in the queue.
     pending.splice(0);
     h = await h.restart();
     admin = await login(h.app, 'admin', ADMIN_PASSWORD);
-    expect((await status()).waiting).toBe(1);
+    expect((await status()).waiting).toBe(3);
 
     const server = await startSmtpServer({ mode: 'plain', port });
     try {
       // The start's pass finds the server back.
       fire();
-      await vi.waitFor(() => expect(server.mails).toHaveLength(1), CONDITION_WAIT);
+      await vi.waitFor(() => expect(server.mails).toHaveLength(2), CONDITION_WAIT);
+      expect(server.mails.map((m) => m.to)).toEqual([['ops@example.org'], ['ops@example.org']]);
       expect(decodeWords(parseMail(server.mails[0]!.data).headers.get('subject')!)).toBe('[gw-test] Network loop on lan');
+      // Oldest first.
       expect(parseMail(server.mails[0]!.data).body).toContain('lanp2');
-      await vi.waitFor(async () => expect(await status()).toMatchObject({ waiting: 0, sent: 1, retryAt: null }), CONDITION_WAIT);
+      expect(parseMail(server.mails[1]!.data).body).toContain('lanp3');
+      await vi.waitFor(async () => expect(await status()).toMatchObject({ waiting: 0, sent: 2, givenUp: 1, retryAt: null }), CONDITION_WAIT);
     } finally {
       await server.close();
       await h.close();

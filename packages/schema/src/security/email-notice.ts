@@ -7,6 +7,7 @@ import { portField } from '../common/port-fields.js';
 import { isPrintableAscii, isSafeText, TEXT_CONTROL_MESSAGE } from '../common/text-guard.js';
 import { LANGUAGES } from '../helpers/language-codes.js';
 import { HEALTH_FINDING_KINDS } from './health-types.js';
+import type { LogEntry } from '../logs/log-types.js';
 
 /**
  * E-mail notice (spec §1 Security, §2 /security/emailnotice, §7 `sysconf/emailinfo`): the SMTP
@@ -155,3 +156,17 @@ export const emailTestResult = z.object({
   error: z.string(),
 });
 export type EmailTestResult = z.infer<typeof emailTestResult>;
+
+/** GET sysconf/emailinfo/status: the outgoing queue and the latest results (newest first). */
+export interface EmailNoticeStatus {
+  waiting: number;
+  sent: number;
+  /** Dropped to keep the queue within its cap. */
+  dropped: number;
+  /** Refused for good (5xx, credentials) or too old. */
+  givenUp: number;
+  /** When the next attempt is due (ms), while the server is failing; else null. */
+  retryAt: number | null;
+  lastError: string;
+  results: LogEntry[];
+}

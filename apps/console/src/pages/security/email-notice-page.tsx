@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Button, Group, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { emailRecipient, emailServer, type AnyEntity, type EmailTestResult, type LogEntry } from '@portico/schema';
+import { emailRecipient, emailServer, type AnyEntity, type EmailNoticeStatus, type EmailTestResult } from '@portico/schema';
 import { apiPost } from '../../api/api-client.js';
 import { useCurrentRoute } from '../../routes/current-route.js';
 import EntityListPage from '../entity/entity-list-page.js';
@@ -11,17 +11,6 @@ import { useStatusQuery } from '../network-status/net-status-query.js';
 
 export const EMAIL_PATHS = { test: 'sysconf/emailinfo/test', status: 'sysconf/emailinfo/status' } as const;
 const REFRESH_MS = 10_000;
-
-/** What GET sysconf/emailinfo/status answers (daemon domains/email-notice). */
-interface EmailStatus {
-  waiting: number;
-  sent: number;
-  dropped: number;
-  givenUp: number;
-  retryAt: number | null;
-  lastError: string;
-  results: LogEntry[];
-}
 
 /**
  * E-mail notice (/security/emailnotice): the recipients (list and forms generated from the
@@ -113,7 +102,7 @@ function EmailTestPanel() {
 
 function EmailQueuePanel() {
   const { t } = useTranslation();
-  const { data } = useStatusQuery<EmailStatus>(EMAIL_PATHS.status, {}, REFRESH_MS);
+  const { data } = useStatusQuery<EmailNoticeStatus>(EMAIL_PATHS.status, {}, REFRESH_MS);
   const eventLabel = (event: unknown) => (event === 'test' ? t('emailServer.queue.testEvent') : t(`emailRecipient.option.events.${String(event)}`));
   return (
     <Paper withBorder p="lg" radius="md" data-testid="email-queue">

@@ -4,6 +4,7 @@ import {
   emailRecipient,
   emailServer,
   type EmailRecipient,
+  type EmailNoticeStatus,
   type EmailServer,
   type HealthEvent,
   type Language,
@@ -23,15 +24,7 @@ export const EMAIL_GIVE_UP_MS = 3 * 24 * 3_600_000;
 /** The log book's log the results go to. */
 export const EMAIL_LOG = 'email';
 
-export interface EmailQueueStatus {
-  waiting: number;
-  sent: number;
-  dropped: number;
-  givenUp: number;
-  /** When the next attempt is due (ms), while the server is failing; else null. */
-  retryAt: number | null;
-  lastError: string;
-}
+export type EmailQueueStatus = Omit<EmailNoticeStatus, 'results'>;
 
 /**
  * The e-mail notices: a security event becomes one message per recipient who asked for its
@@ -148,6 +141,11 @@ export class EmailNotifier {
       if (!this.ready(settings)) return;
       if (this.ctx.now() - item.created > EMAIL_GIVE_UP_MS) {
         this.giveUp(item, 'too old');
+        continue;
+      }
+      // A recipient deleted or switched off meanwhile (or a factory reset) is told nothing more.
+      if (!this.recipients().some((r) => r.enabled && r.address === item.recipient)) {
+        this.giveUp(item, 'no longer a recipient');
         continue;
       }
       const result = await this.transport.send(settings, item.recipient, item.message);
