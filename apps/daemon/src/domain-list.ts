@@ -26,6 +26,7 @@ import { remoteSyslogModule } from './domains/remote-syslog/remote-syslog-module
 import { diagnosisModule } from './domains/diagnosis/diagnosis-module.js';
 import { systemInfoModule } from './domains/system-info/system-info-module.js';
 import { healthModule } from './domains/health/health-module.js';
+import { emailNoticeModule } from './domains/email-notice/email-notice-module.js';
 import { logsModule } from './domains/logs/logs-module.js';
 import { licenseModule } from './domains/license/license-module.js';
 
@@ -58,6 +59,7 @@ export const DOMAIN_MODULES = [
   diagnosisModule,
   systemInfoModule,
   healthModule,
+  emailNoticeModule,
   maintainModule,
   logsModule,
   licenseModule,
