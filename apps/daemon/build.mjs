@@ -19,18 +19,27 @@ const here = dirname(fileURLToPath(import.meta.url));
  * - glob: @fastify/static only uses it to pre-register one route per file (`wildcard: false`);
  *   the daemon serves files through reply.sendFile.
  * - zod's translations of its default messages: the daemon's messages are i18n keys.
- * Each stand-in fails loudly if it is ever reached.
+ * - light-my-request: Fastify's `inject()`, which only tests call (on the sources, not the bundle).
+ * - thread-stream: pino's worker-thread transports; the daemon logs to stdout, with no transport.
+ * Each stand-in fails loudly if it is ever reached. The last two are required at the top of
+ * modules that call them only on those paths, so their stand-in is a function that throws
+ * when called or constructed, not when required.
  */
 const leaveOutUnused = {
   name: 'leave-out-unused',
   setup(b) {
     b.onResolve({ filter: /^@fastify\/(ajv-compiler|fast-json-stringify-compiler)$/ }, (args) => ({ path: args.path, namespace: 'absent' }));
     b.onResolve({ filter: /^glob$/ }, (args) => ({ path: args.path, namespace: 'absent-glob' }));
+    b.onResolve({ filter: /^(light-my-request|thread-stream)$/ }, (args) => ({ path: args.path, namespace: 'absent-when-called' }));
     b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
       /[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'zod-locales', pluginData: args.resolveDir } : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'absent' }, (args) => ({
       contents: `throw new Error(${JSON.stringify(`${args.path} is not part of the daemon bundle`)});`,
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'absent-when-called' }, (args) => ({
+      contents: `module.exports = function absent() { throw new Error(${JSON.stringify(`${args.path} is not part of the daemon bundle`)}); };`,
       loader: 'js',
     }));
     b.onLoad({ filter: /.*/, namespace: 'absent-glob' }, () => ({
