@@ -153,6 +153,8 @@ describe('the PPP servers\' reads of the accounts', () => {
     const opens = vi.spyOn(AccountSecretSeal.prototype, 'open');
     expect(json(await get(h.app, admin, '/api/auth/pptp/status'))).toMatchObject({ success: true, data: { needPassword: ['olddialer'] } });
     expect(json(await get(h.app, admin, '/api/auth/l2tp/status'))).toMatchObject({ success: true, data: { needPassword: [] } });
+    // The local users page's notice: every type.
+    expect(json(await get(h.app, admin, '/api/auth/userauth/needpassword'))).toEqual({ success: true, data: { needPassword: ['olddialer'] } });
     expect(opens).not.toHaveBeenCalled();
   });
 

@@ -125,13 +125,14 @@ export class LocalUserStore {
   }
 
   /**
-   * The names of the accounts of `type` that have no sealed password, without opening any: what
-   * a status poll lists. A sealed password that cannot open here (another device's) is dropped
-   * when it is restored (`replaceAll`), so a stored one opens.
+   * The names of the accounts (of `type`, or all) that have no sealed password, without opening
+   * any: what a status poll lists. A sealed password that cannot open here (another device's) is
+   * dropped when it is restored (`replaceAll`), so a stored one opens.
    */
-  namesWithoutPassword(type: string): string[] {
-    const where = this.seal ? ' AND sealed_password IS NULL' : '';
-    const rows = this.db.prepare(`SELECT username FROM hotspot_local_users WHERE account_type = ?${where} ORDER BY rowid`).all(type) as Array<{ username: string }>;
+  namesWithoutPassword(type?: string): string[] {
+    const where = [...(type === undefined ? [] : ['account_type = ?']), ...(this.seal ? ['sealed_password IS NULL'] : [])];
+    const sql = `SELECT username FROM hotspot_local_users${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY rowid`;
+    const rows = this.db.prepare(sql).all(...(type === undefined ? [] : [type])) as Array<{ username: string }>;
     return rows.map((row) => row.username);
   }
 
