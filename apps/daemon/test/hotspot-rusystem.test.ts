@@ -179,6 +179,15 @@ describe('a zone of auth model rusystem', () => {
     expect(engine().session(CLIENT)).toMatchObject({ kind: 'rusystem', account: 'rusystem:alice', mac: CLIENT_MAC });
     await portal().inject({ method: 'GET', url: '/logoff', ...fromClient(CLIENT) });
     expect(engine().session(CLIENT)).toBeUndefined();
+    // After a wrong response, the failure's fresh challenge takes the right one (an address of its
+    // own: the failures below count against CLIENT).
+    const ip = '192.168.11.76';
+    const again = Buffer.from((await notyet(ip)).get('challenge')!, 'hex');
+    const wrong = await logon({ username: 'alice', response: uamChapResponse('Secret124', again, SECRET) }, ip);
+    expect(wrong.get('reply')).toBe('portal.error.userOrPassword');
+    const right = await logon({ username: 'alice', response: uamChapResponse('Secret123', Buffer.from(wrong.get('challenge')!, 'hex'), SECRET) }, ip);
+    expect(right.get('res')).toBe('success');
+    await portal().inject({ method: 'GET', url: '/logoff', ...fromClient(ip) });
   });
 
   test('an account made before passwords were sealed fails CHAP with the reason and still signs in by PAP', async () => {

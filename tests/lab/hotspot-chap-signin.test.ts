@@ -6,14 +6,17 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLab, curlIn, inNs, SERVER_ADDRESS, setClientAddress, type Lab } from './lab-topology.js';
 import { labPrerequisites } from './lab-packages.js';
 import { LabDaemon, until } from './lab-daemon.js';
+import { uamChapResponse } from '../../apps/daemon/src/domains/hotspot/rusystem/rusystem-uam.js';
 
 /**
- * CMCC CHAP sign-in on the built daemon (linux driver, nft data plane) in the lab's gateway
+ * CMCC and RU system CHAP sign-in on the built daemon (linux driver, nft data plane) in the lab's gateway
  * namespace: the carrier's portal server sits upstream (the inet namespace, on the WAN link) and
  * speaks to the access controller on the gateway's WAN address through the firewall; the guest
  * behind the gateway reaches the internet once the portal server's CHAP answer for a local account
  * is accepted, not before, and not with a wrong password; a burst of wrong answers from twelve
- * addresses at once locks the account.
+ * addresses at once locks the account. Then the zone signs in through the RU system (UAM): a
+ * second guest's CHAP logon on the portal listener, wrong then right, with the challenge of its
+ * captive redirect.
  */
 const blocker = labPrerequisites();
 if (blocker) throw new Error(`lab suite cannot run: ${blocker}`);
@@ -23,6 +26,9 @@ const GUEST_IP = '192.168.11.20';
 const PORTAL_SERVER = '198.51.100.1';
 const WAN_ADDRESS = '198.51.100.2';
 const AC_PORT = 2000;
+const ZONE = { name: 'carrier', ifname: 'lan', authtime: 1, authtime_unit: 'days' };
+const UAM_SECRET = 'lab-uam-secret';
+let zoneId = '';
 let lab: Lab;
 let gw: LabDaemon;
 let http: ChildProcess | undefined;
@@ -51,7 +57,7 @@ function portalServer(userIp: string, username: string, password: string, method
 }
 
 beforeAll(async () => {
-  lab = createLab({ clients: 2 });
+  lab = createLab({ clients: 3 });
   writeFileSync(join(work, 'index.html'), 'upstream-ok\n');
   http = spawn('ip', ['netns', 'exec', lab.inet, 'busybox', 'httpd', '-f', '-p', `${SERVER_ADDRESS}:80`, '-h', work], { stdio: 'ignore' });
   gw = new LabDaemon(lab);
@@ -64,7 +70,7 @@ beforeAll(async () => {
   // The carrier's portal page on the portal server itself: outside portals' servers are white-listed,
   // so it must not be the upstream server the guest's access is tested against.
   write('/api/auth/cmcc', { cmccurl: `http://${PORTAL_SERVER}/portal`, cmccip: PORTAL_SERVER, wlanacip: WAN_ADDRESS, acname: 'lab-ac', version: '1', acport: AC_PORT, flowcheck: 0 });
-  write('/api/auth/zone', { action: 'add', name: 'carrier', ifname: 'lan', authmodel: 'cmcc', authtime: 1, authtime_unit: 'days' });
+  zoneId = write('/api/auth/zone', { ...ZONE, action: 'add', authmodel: 'cmcc' }).id;
   // Captive: the guest is sent to the carrier's portal (and the gateway learns its MAC).
   await until(() => curl(['-o', '/dev/null', '-w', '%{http_code}', `http://${SERVER_ADDRESS}/`]).stdout === '302', 20);
 }, 180_000);
@@ -93,5 +99,27 @@ describe('CMCC CHAP with local accounts on the running daemon', () => {
     expect(tries.map((t) => t.auth)).toEqual(tries.map(() => 1));
     // Five wrong guesses lock the account: its right answer is refused from a fresh address.
     expect(await portalServer('192.168.11.120', 'carol', 'CarolPass1')).toMatchObject({ challenge: 0, auth: 1 });
+  });
+});
+
+describe('RU system CHAP with local accounts on the running daemon', () => {
+  const guest2 = () => lab.clients[2]!.ns;
+  /** Where a request of the second guest was sent (the UAM server's URL), as its query. */
+  const redirected = (url: string) => new URL(curlIn(guest2(), ['-o', '/dev/null', '-w', '%{redirect_url}', url]).stdout).searchParams;
+  const logon = (username: string, response: string) => redirected(`http://192.168.11.1:2050/logon?username=${username}&response=${response}`);
+
+  test('a wrong CHAP response is refused with a fresh challenge; the right one signs the guest in', async () => {
+    setClientAddress(lab, 2, '192.168.11.21');
+    write('/api/auth/rusystem', { authurl: `http://${PORTAL_SERVER}/uam`, uamsecret: UAM_SECRET, nasid: 'lab-gw' });
+    write('/api/auth/zone', { ...ZONE, action: 'update', id: zoneId, authmodel: 'rusystem' });
+    let captive = new URLSearchParams();
+    await until(() => (captive = redirected(`http://${SERVER_ADDRESS}/`)).get('res') === 'notyet', 20);
+    const failed = logon('alice', uamChapResponse('AlicePass2', Buffer.from(captive.get('challenge')!, 'hex'), UAM_SECRET));
+    expect(failed.get('res')).toBe('failed');
+    expect(failed.get('reply')).toBe('portal.error.userOrPassword');
+    // (No request of the guest in between: its captive redirect would issue another challenge.)
+    const success = logon('alice', uamChapResponse('AlicePass1', Buffer.from(failed.get('challenge')!, 'hex'), UAM_SECRET));
+    expect(success.get('res')).toBe('success');
+    await until(() => curlIn(guest2(), [`http://${SERVER_ADDRESS}/`]).stdout.includes('upstream-ok'), 10);
   });
 });
