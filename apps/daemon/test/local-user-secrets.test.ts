@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vite
 import { migrateModule, openDatabase, type Db } from '../src/plugins/db-open.js';
 import { AccountSecretSeal, ACCOUNT_SECRET_KEY_FILE } from '../src/domains/hotspot-config/account-secret-seal.js';
 import { LocalUserStore, LOCAL_USER_MIGRATIONS } from '../src/domains/hotspot-config/local-user-store.js';
+import { hotspotConfigBackup } from '../src/domains/hotspot-config/hotspot-config-backup.js';
 import { chapMatches, chapResponse } from '../src/domains/hotspot/cmcc/cmcc-packet.js';
 import { adminClient, CountingHasher, get, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
 import { forgetSealedPassword } from './local-user-fixture.js';
@@ -70,6 +71,26 @@ describe('the migration from PPP-only secrets', () => {
     const sealed = new AccountSecretSeal(join(dir, ACCOUNT_SECRET_KEY_FILE)).seal('x', 'y');
     expect(readFileSync(join(dir, ACCOUNT_SECRET_KEY_FILE)).equals(Buffer.alloc(32, 2))).toBe(true);
     expect(new AccountSecretSeal(join(dir, 'other.key')).open('x', sealed)).toBeNull();
+  });
+});
+
+describe('backups', () => {
+  test('a backup carries the sealed form; one made before the rename (`ppp_secret`) restores it; clear text is refused', async () => {
+    const dir = tempDir();
+    const db = openDatabase(join(dir, 'portico.db'));
+    migrateModule(db, 'hotspot-config', LOCAL_USER_MIGRATIONS);
+    const store = new LocalUserStore(db, hasher, () => NOW, new AccountSecretSeal(join(dir, ACCOUNT_SECRET_KEY_FILE)));
+    await store.insert({ username: 'dialer', password: 'dialerPass1', type: 'pppoe', status: 'normal', model: '' });
+    const [record] = store.exportRecords();
+    expect(record!.sealed_password).toMatch(/^v1:/);
+    expect(JSON.stringify(record)).not.toContain('dialerPass1');
+    const { sealed_password: sealed, ...rest } = record!;
+    const restored = hotspotConfigBackup.validate({ users: [{ ...rest, ppp_secret: sealed }] }, { users: 1 }, {});
+    expect(restored[0]!.sealed_password).toBe(sealed);
+    store.replaceAll(restored);
+    expect(store.pppAccounts('pppoe')).toEqual([{ username: 'dialer', secret: 'dialerPass1', expired: false }]);
+    expect(() => hotspotConfigBackup.validate({ users: [{ ...rest, sealed_password: 'dialerPass1' }] }, { users: 1 }, {})).toThrow();
+    db.close();
   });
 });
 
