@@ -20,7 +20,8 @@ import { kickPppSession, pppSessions } from '../src/domains/ppp-server/ppp-serve
 import { pppRangeConflict } from '../src/domains/ppp-server/ppp-server-rules.js';
 import { pppServerContributor } from '../src/domains/ppp-server/ppp-server-ruleset.js';
 import type { NetworkPlan } from '../src/domains/network/network-public.js';
-import { PppSecretSeal } from '../src/domains/hotspot-config/ppp-secret-seal.js';
+import { AccountSecretSeal } from '../src/domains/hotspot-config/account-secret-seal.js';
+import { forgetSealedPassword } from './local-user-fixture.js';
 
 const parse = <T>(entity: unknown, value: Record<string, unknown>) => (entity as AnyEntity).schema.parse(value) as T;
 const rows = (entity: { name: string }, data: Record<string, unknown>) => ({ [entity.name]: [{ id: '', data }] });
@@ -83,13 +84,13 @@ describe('rendering and checkers', () => {
   test('sealed secrets open for their account only, on the device that sealed them', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ppp-seal-'));
     try {
-      const seal = new PppSecretSeal(join(dir, 'key'));
+      const seal = new AccountSecretSeal(join(dir, 'key'));
       const sealed = seal.seal('alice', 'alicePass1');
       expect(sealed).not.toContain('alicePass1');
       expect(statSync(join(dir, 'key')).mode & 0o777).toBe(0o600);
       expect(seal.open('alice', sealed)).toBe('alicePass1');
       expect(seal.open('bob', sealed)).toBeNull();
-      expect(new PppSecretSeal(join(dir, 'other')).open('alice', sealed)).toBeNull();
+      expect(new AccountSecretSeal(join(dir, 'other')).open('alice', sealed)).toBeNull();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -233,8 +234,9 @@ describe('API', () => {
   test('an account that has no sealed secret is listed as needing its password again', async () => {
     const users = json(await get(h.app, admin, '/api/auth/userauth')) as { data: { items: Array<{ id: string; username: string }> } };
     const id = users.data.items.find((user) => user.username === 'webuser')!.id;
-    // Turned into a PPP account without a new password: no secret to dial with.
     expect(json(await post(h.app, admin, '/api/auth/userauth', { action: 'update', id, type: 'pptp' })).success).toBe(true);
+    // As an account made before passwords were sealed: no secret to dial with.
+    forgetSealedPassword(h.stateDir, 'webuser');
     expect(json(await get(h.app, admin, '/api/auth/pptp/status'))).toMatchObject({ data: { needPassword: ['webuser'] } });
     expect(json(await post(h.app, admin, '/api/auth/userauth', { action: 'update', id, password: 'webuserPass2', confirm: 'webuserPass2' })).success).toBe(true);
     expect(json(await get(h.app, admin, '/api/auth/pptp/status'))).toMatchObject({ data: { needPassword: [] } });

@@ -7,14 +7,14 @@ import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
 import { networkConfigOf, planNetwork } from '../network/network-public.js';
 import { hotspotConfigOf, HOTSPOT_ENTITIES, linesText } from './hotspot-config.js';
 import { NftDataplane, SimDataplane, type HotspotDataplane } from './hotspot-dataplane.js';
-import { HotspotEngine, type HotspotCredentials, type HotspotEngineOptions, type SessionObserver } from './hotspot-engine.js';
+import { HotspotEngine, type CredentialResult, type HotspotCredentials, type HotspotEngineOptions, type SessionObserver } from './hotspot-engine.js';
 import { NftReminderRedirect, SimReminderRedirect, type ReminderRedirect } from './hotspot-reminder.js';
 import { linuxNeighbours, simNeighbours, type NeighbourLookup } from './hotspot-neighbours.js';
 import { buildPortalServer } from './hotspot-portal.js';
 import { clientZone, type ZoneRange } from './hotspot-client-zone.js';
 import { HOTSPOT_PORTAL, zoneDevices } from './hotspot-ruleset.js';
 import { registerHotspotAdminRoutes } from './hotspot-admin-routes.js';
-import type { HotspotConfig, HotspotSession } from './hotspot-types.js';
+import { LOGIN_ERRORS, type HotspotConfig, type HotspotSession } from './hotspot-types.js';
 import { deviceCredentials } from './hotspot-credentials.js';
 import { registerSelfService } from './hotspot-self-service.js';
 import { registerSmsPortal } from './sms/sms-portal.js';
@@ -145,12 +145,16 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     report: (error, what) => app.log.warn({ err: error }, what),
   });
   const wifidogInUse = () => current().config.zones.some((z) => z.externalPortal === 'wifidog');
+  // Credentials without a CHAP check (a test's) cannot sign anyone in by CHAP.
+  const chapCheck = (username: string, matches: (password: string) => boolean): Promise<CredentialResult> =>
+    credentials.verifyLocalUserChap?.(username, matches) ?? Promise.resolve({ ok: false, error: LOGIN_ERRORS.system });
   const cmcc = new CmccService({
     engine,
     settings: () => cmccSettings((entity) => snapshot()[entity]?.find((r) => r.id === '')?.data),
     zoneFor,
     neighbours,
     verifyLocalUser: (username, password) => credentials.verifyLocalUser(username, password),
+    verifyLocalUserChap: chapCheck,
     limiter: guard,
     now: ctx.now,
     report: (error, what) => app.log.warn({ err: error }, what),
@@ -161,6 +165,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     zoneFor,
     neighbours,
     verifyLocalUser: (username, password) => credentials.verifyLocalUser(username, password),
+    verifyLocalUserChap: chapCheck,
     portalPort: settings.portalPort,
     now: ctx.now,
     report: (error, what) => app.log.warn({ err: error }, what),

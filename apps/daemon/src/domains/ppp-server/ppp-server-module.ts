@@ -23,7 +23,7 @@ import {
 import { pppServerLinuxActivation } from './ppp-server-activation.js';
 import { pppServerContributor } from './ppp-server-ruleset.js';
 import { registerPppServerRoutes } from './ppp-server-routes.js';
-import { pppSecretsWriter, PPP_SECRETS_FORMAT } from './ppp-server-secrets-writer.js';
+import { pppSecretsWriter, PPP_SECRETS_FORMAT, PPP_SERVER_DOMAIN } from './ppp-server-secrets-writer.js';
 import { pppServerBindings } from './ppp-server-rules.js';
 
 /** Where the linux driver installs (the system root) and where the sim keeps its files. */
@@ -40,7 +40,7 @@ function installRoot(settings: Settings): string {
 function pppServerDomain(settings: Settings): ConfigDomain {
   const root = installRoot(settings);
   return {
-    name: 'ppp-server',
+    name: PPP_SERVER_DOMAIN,
     entities: [...PPP_SERVER_KINDS.map((kind) => pppEntity(kind).name), 'networkInterface', 'vlan'],
     render(snapshot) {
       const files: RenderedFile[] = [];
@@ -61,7 +61,7 @@ function pppServerDomain(settings: Settings): ConfigDomain {
       }
       files.push({ target: PPP_SERVER_FILES.control, content: `${JSON.stringify(enabled)}\n`, check: 'none' });
       // The folder the link hook records sessions in.
-      return [{ domain: 'ppp-server', files, dirs: Object.values(enabled).some(Boolean) ? [`/${PPP_SESSION_DIR}`] : [] }];
+      return [{ domain: PPP_SERVER_DOMAIN, files, dirs: Object.values(enabled).some(Boolean) ? [`/${PPP_SESSION_DIR}`] : [] }];
     },
   };
 }

@@ -25,7 +25,8 @@ export function registerPppServerRoutes(app: FastifyInstance, ctx: AppContext, s
       `/api/auth/${kind}/status`,
       { config: { policy: { module, effect: 'read' }, doc: { summary: `${kind} server: running or stopped, online sessions`, response: pppServerStatusSchema } } },
       async () => {
-        const needPassword = accounts.pppAccounts(kind).flatMap((account) => (account.secret === null ? [account.username] : []));
+        // Polled: names only, nothing opened.
+        const needPassword = accounts.namesWithoutPassword(kind);
         const enabled = pppSettingsOf(ctx.config.journal.capture(), kind).enabled;
         const running = live && enabled && pppServerRunning(source.root, kind);
         return success({ running, sessions: running ? pppSessions(source, kind).map(({ pid: _pid, ...session }) => session) : [], needPassword });

@@ -10,12 +10,15 @@ import { pppSettingsOf } from './ppp-server-files.js';
 import { checkPppSecrets, PPP_SECRETS_FILES, renderPppSecrets, type PppSecretsInput } from './ppp-server-secrets.js';
 
 export const PPP_SECRETS_FORMAT = { name: 'ppp-secrets', builtin: (content: string) => checkPppSecrets(content)[0] ?? null };
+/** The config domain of the servers' settings (ppp-server-module.ts). */
+export const PPP_SERVER_DOMAIN = 'ppp-server';
 
 /**
  * Keeps pppd's secrets files in line with the local accounts and the servers' switches. The
  * accounts live in their own table, not in the configuration rows an apply renders, so this
- * writer (not the config engine) renders the files: after every apply and every change of the
- * accounts, one at a time. Each is checked, written 0600 beside its target and renamed over it
+ * writer (not the config engine) renders the files: after every apply of the servers' settings
+ * and every change of the accounts, one at a time (an apply of other domains changes neither, so
+ * it is left alone). Each is checked, written 0600 beside its target and renamed over it
  * (the engine's installFiles); with no server using local accounts both files are removed.
  */
 export function pppSecretsWriter(ctx: AppContext, root: string, report: (error: unknown) => void): { sync(): Promise<void>; stop(): void } {
@@ -48,7 +51,7 @@ export function pppSecretsWriter(ctx: AppContext, root: string, report: (error: 
   }
 
   const unfollowAccounts = accounts.onChanged(() => void sync());
-  const unfollowApplies = ctx.config.onApplied(() => sync());
+  const unfollowApplies = ctx.config.onApplied((domains) => (domains.includes(PPP_SERVER_DOMAIN) ? sync() : undefined));
   return {
     sync,
     stop() {
