@@ -37,13 +37,26 @@ interface Opened {
   ended: Promise<TerminalEnded>;
 }
 
-/** Opens the terminal as a browser would: the session cookie, its Origin, the token as a subprotocol. */
-function connect(client: Client | null, options: { csrf?: string | null; origin?: string } = {}): Promise<Opened> {
+interface Upgrade {
+  /** null: no token offered; default: the client's own. */
+  csrf?: string | null;
+  origin?: string;
+  /** host:port of the daemon; default: the one of this file. */
+  address?: string;
+}
+
+/** Asks for the terminal as a browser would: the session cookie, its Origin, the token as a subprotocol. */
+function socketOf(client: Client | null, options: Upgrade = {}): WebSocket {
+  const address = options.address ?? base;
   const csrf = options.csrf === undefined ? client?.csrf : options.csrf;
   const protocols = [TERMINAL_PROTOCOL, ...(csrf ? [`${CSRF_PROTOCOL_PREFIX}${csrf}`] : [])];
-  const ws = new WebSocket(`ws://${base}/api/sysconf/rtty`, protocols, {
-    headers: { origin: options.origin ?? `http://${base}`, ...(client ? { cookie: client.cookie } : {}) },
+  return new WebSocket(`ws://${address}/api/sysconf/rtty`, protocols, {
+    headers: { origin: options.origin ?? `http://${address}`, ...(client ? { cookie: client.cookie } : {}) },
   });
+}
+
+function connect(client: Client | null, options: Upgrade = {}): Promise<Opened> {
+  const ws = socketOf(client, options);
   let text = '';
   const ended = new Promise<TerminalEnded>((resolve) => {
     ws.on('message', (data, isBinary) => {
@@ -59,12 +72,8 @@ function connect(client: Client | null, options: { csrf?: string | null; origin?
 }
 
 /** The refusal an upgrade gets instead of a handshake: its status and JSON body. */
-function refusal(client: Client | null, options: { csrf?: string | null; origin?: string } = {}): Promise<{ status: number; body: unknown }> {
-  const csrf = options.csrf === undefined ? client?.csrf : options.csrf;
-  const protocols = [TERMINAL_PROTOCOL, ...(csrf ? [`${CSRF_PROTOCOL_PREFIX}${csrf}`] : [])];
-  const ws = new WebSocket(`ws://${base}/api/sysconf/rtty`, protocols, {
-    headers: { origin: options.origin ?? `http://${base}`, ...(client ? { cookie: client.cookie } : {}) },
-  });
+function refusal(client: Client | null, options: Upgrade = {}): Promise<{ status: number; body: unknown }> {
+  const ws = socketOf(client, options);
   return new Promise((resolve, reject) => {
     ws.on('open', () => reject(new Error('the upgrade was accepted')));
     ws.on('unexpected-response', (_request, response) => {
@@ -181,11 +190,8 @@ describe('an idle terminal', () => {
       const owner = await adminClient(idle);
       await idle.app.listen({ host: '127.0.0.1', port: 0 });
       const address = `127.0.0.1:${(idle.app.server.address() as AddressInfo).port}`;
-      const ws = new WebSocket(`ws://${address}/api/sysconf/rtty`, [TERMINAL_PROTOCOL, `${CSRF_PROTOCOL_PREFIX}${owner.csrf}`], {
-        headers: { origin: `http://${address}`, cookie: owner.cookie },
-      });
-      const ended = await new Promise<TerminalEnded>((resolve) => ws.on('message', (data, isBinary) => !isBinary && resolve(JSON.parse(data.toString()))));
-      expect(ended.reason).toBe('idle');
+      const terminal = await connect(owner, { address });
+      expect((await terminal.ended).reason).toBe('idle');
       const log = idle.app.appContext.logs.files('auth').flatMap((file) => readFileSync(file, 'utf8').split('\n')).map(decodeLogLine);
       expect(log.some((entry) => entry?.key === 'logs.auth.terminalEnded' && entry.values?.reasonKey === 'logs.terminalEnd.idle')).toBe(true);
     } finally {
