@@ -51,6 +51,8 @@ static int write_all(int fd, const char *data, size_t length) {
   while (length > 0) {
     ssize_t n = write(fd, data, length);
     if (n < 0) {
+      /* A program that stops reading must not keep the helper from ending when asked. */
+      if (stop_requested) return -1;
       if (errno == EINTR) continue;
       if (errno == EAGAIN) {
         struct pollfd wait_out = {.fd = fd, .events = POLLOUT};
