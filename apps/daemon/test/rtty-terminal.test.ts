@@ -93,13 +93,15 @@ function authLog(): Array<{ key?: string; values?: Record<string, string | numbe
     .filter((entry) => entry !== null);
 }
 
+/** Still running: a killed process left unreaped (a zombie, its parent gone) counts as ended. */
 function alive(pid: number): boolean {
+  let stat: string;
   try {
-    process.kill(pid, 0);
-    return true;
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
     return false;
   }
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
 }
 
 /** Types a command and waits for the marker it prints; answers what came after the typing. */
