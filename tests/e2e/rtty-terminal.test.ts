@@ -17,6 +17,18 @@ describe('/rtty', () => {
     await context.close();
   });
 
+  test('a visitor (read-only) account is told it may not open the terminal', async () => {
+    const added = await fx.api.post('admin', { action: 'add', username: 'rttyvisitor', password: 'Visitor2025pass', confirm: 'Visitor2025pass', privilege: 2 });
+    expect(added.success).toBe(true);
+    const { context, page } = await newPage(fx.browser);
+    await loginInBrowser(page, fx.daemon.url, 'rttyvisitor', 'Visitor2025pass');
+    await page.waitForURL('**/dashboard');
+    await page.goto(`${fx.daemon.url}/rtty`);
+    await page.getByTestId('rtty-refused').getByText('Your account may not open the device terminal.').waitFor();
+    expect(await page.locator('.xterm').count()).toBe(0);
+    await context.close();
+  });
+
   test('signed in, a command typed into the terminal runs on the device and its output shows; the session is journalled', async () => {
     const { context, page } = await newPage(fx.browser);
     await loginInBrowser(page, fx.daemon.url, 'admin', 'AdminPassw0rd');
