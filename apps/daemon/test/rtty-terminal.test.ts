@@ -140,6 +140,9 @@ describe("an administrator's terminal", () => {
     expect(terminal.ws.protocol).toBe(TERMINAL_PROTOCOL);
     expect(await run(terminal, 'echo typed-$((6*7))', 'DONE1')).toContain('typed-42');
     expect(await run(terminal, 'stty size', 'DONE2')).toMatch(/24 80/);
+    // The program does not inherit the daemon's environment (vitest's own variable stands for it).
+    expect(process.env.VITEST).toBeTruthy();
+    expect(await run(terminal, 'echo "env=[${VITEST:-}]"', 'DONE7')).toContain('env=[]');
     terminal.ws.send(JSON.stringify({ type: 'resize', rows: 33, cols: 101 }));
     await vi.waitFor(async () => expect(await run(terminal, 'stty size', `SZ${Math.random().toString(36).slice(2, 8)}`)).toMatch(/33 101/), CONDITION_WAIT);
     // A malformed or oversized resize is ignored, the terminal goes on.

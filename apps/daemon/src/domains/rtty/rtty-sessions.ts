@@ -42,6 +42,7 @@ const START_ROWS = 24;
 const START_COLS = 80;
 /** Output held for a slow browser before the program's output is paused. */
 const BUFFERED_HIGH = 1024 * 1024;
+const TERMINAL_ENV: NodeJS.ProcessEnv = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/', LANG: 'C.UTF-8' };
 /** After SIGTERM the helper hangs the program up and kills it within 2 s; this is the backstop. */
 const KILL_AFTER_MS = 5000;
 
@@ -89,6 +90,8 @@ export class TerminalSessions {
       stdio: ['pipe', 'pipe', 'ignore', 'pipe'],
       detached: true,
       cwd: '/',
+      // Not the daemon's environment (its settings): what a console login starts from.
+      env: TERMINAL_ENV,
     });
     const stdin = child.stdin!;
     const stdout = child.stdout!;
