@@ -188,6 +188,23 @@ describe("an administrator's terminal", () => {
   });
 });
 
+describe('the console session behind a terminal', () => {
+  // Last on this daemon: it moves the clock past every session's idle time.
+  test('input keeps it alive; once it has expired, the next input ends the terminal', async () => {
+    const owner = await login(h.app, 'admin', 'Admin2025pass');
+    const terminal = await connect(owner);
+    await run(terminal, 'echo one', 'DONE8');
+    h.clock.advance(1000);
+    await run(terminal, 'echo two', 'DONE9');
+    // 2000 s after sign-in, past the 1800 s idle time, but 1000 s after the last input.
+    h.clock.advance(1000);
+    await run(terminal, 'echo three', 'DONE10');
+    h.clock.advance(1801);
+    terminal.ws.send(Buffer.from('echo four\n'));
+    expect((await terminal.ended).reason).toBe('signedOut');
+  });
+});
+
 describe('an idle terminal', () => {
   test('is closed after the idle time, and journalled so', async () => {
     const idle = await startDaemon({ env: { PORTICO_RTTY_COMMAND: '/bin/sh -i' }, deps: { rtty: { idleMs: 300 } } });

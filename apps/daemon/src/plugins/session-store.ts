@@ -109,10 +109,20 @@ export class SessionStore {
    * idling out like a request would. False when the session has ended or expired.
    */
   touch(idHash: string, now: number): boolean {
+    const row = this.liveRow(idHash, now);
+    if (row && now - row.last_seen >= TOUCH_INTERVAL_MS) this.db.prepare('UPDATE sessions SET last_seen = ? WHERE id_hash = ?').run(now, idHash);
+    return row !== undefined;
+  }
+
+  /** Whether a session is still live, without counting the question as use. */
+  isLive(idHash: string, now: number): boolean {
+    return this.liveRow(idHash, now) !== undefined;
+  }
+
+  private liveRow(idHash: string, now: number): Pick<SessionRow, 'last_seen' | 'created_at'> | undefined {
     const row = this.db.prepare('SELECT last_seen, created_at FROM sessions WHERE id_hash = ?').get(idHash) as Pick<SessionRow, 'last_seen' | 'created_at'> | undefined;
-    if (!row || now - row.last_seen > this.limits.idleMs || now - row.created_at > this.limits.maxMs) return false;
-    if (now - row.last_seen >= TOUCH_INTERVAL_MS) this.db.prepare('UPDATE sessions SET last_seen = ? WHERE id_hash = ?').run(now, idHash);
-    return true;
+    if (!row || now - row.last_seen > this.limits.idleMs || now - row.created_at > this.limits.maxMs) return undefined;
+    return row;
   }
 
   countForUser(userId: string): number {

@@ -52,7 +52,8 @@ export function registerRtty(app: FastifyInstance, ctx: AppContext, deps: RttyDe
     idleMs: deps.idleMs ?? TERMINAL_IDLE_MS,
     now: ctx.now,
     journal: journalOf(ctx),
-    sessionLive: (sessionHash) => ctx.sessions.touch(sessionHash, ctx.now()),
+    sessionLive: (sessionHash) => ctx.sessions.isLive(sessionHash, ctx.now()),
+    sessionUsed: (sessionHash) => ctx.sessions.touch(sessionHash, ctx.now()),
   });
   const sockets = new WebSocketServer({
     noServer: true,

@@ -35,6 +35,8 @@ export interface TerminalOptions {
   journal: TerminalJournal;
   /** Still a live console session: false ends its terminals (sign-out, expiry). */
   sessionLive(sessionHash: string): boolean;
+  /** Input on a terminal is use of its console session (keeps it from idling out); false: it has ended. */
+  sessionUsed(sessionHash: string): boolean;
 }
 
 /** The size the PTY starts with, until the browser's first resize message. */
@@ -114,7 +116,7 @@ export class TerminalSessions {
     const active = () => terminal.idle.refresh();
     relayOutput(stdout, ws, active);
     ws.on('message', (data, isBinary) => {
-      if (!this.options.sessionLive(record.sessionHash)) return this.end(terminal, 'signedOut');
+      if (!this.options.sessionUsed(record.sessionHash)) return this.end(terminal, 'signedOut');
       active();
       if (isBinary) stdin.write(toBuffer(data));
       else this.resize(terminal, data);
