@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { buildQosIngressObject } from './bpf-build.mjs';
 import { buildL2Probe } from './l2probe-build.mjs';
 import { buildTlsTerm } from './tlsterm-build.mjs';
+import { buildPty } from './pty-build.mjs';
 import { NETWORK_HOOK_FILES } from './dist-files.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -166,3 +167,6 @@ if (!(await buildL2Probe())) console.warn('no C compiler found: dist/portico-l2p
 
 // The wireless controller's TLS terminator, when a C compiler and OpenSSL's headers are there (tlsterm-build.mjs).
 if (!(await buildTlsTerm())) console.warn('no C compiler or OpenSSL headers: dist/portico-tlsterm is not built; the wireless device listener terminates TLS in Node');
+
+// The browser terminal's PTY helper, when a C compiler is there (pty-build.mjs).
+if (!(await buildPty())) console.warn('no C compiler found: dist/portico-pty is not built; /rtty says the terminal is not available');

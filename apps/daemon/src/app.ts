@@ -10,6 +10,7 @@ import { registerApiEnvelope } from './plugins/api-envelope.js';
 import { schemaControllerOptions } from './plugins/zod-compilers.js';
 import { registerSecurityGuard } from './plugins/security-guard.js';
 import { registerStaticFiles } from './plugins/static-files.js';
+import { registerWebSocketUpgrades } from './plugins/websocket-upgrade.js';
 import { registerOpenApiRoute } from './plugins/openapi-document.js';
 import type { RouteEntry } from './plugins/route-policy.js';
 import { AccountStore } from './plugins/account-store.js';
@@ -142,6 +143,7 @@ export async function buildApp(given: Settings, deps: AppDeps = {}): Promise<Fas
     // Cookies are parsed by an onRequest hook that must run before the guard's.
     await app.register(fastifyCookie);
     registerSecurityGuard(app, ctx, routes);
+    registerWebSocketUpgrades(app);
 
     const bindings = Object.assign({}, ...modules.map((module) => module.bindings?.(ctx) ?? {}));
     registerEntityRoutes(app, ctx, ENTITIES, bindings);
