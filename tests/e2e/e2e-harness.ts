@@ -116,6 +116,11 @@ export class ApiSession {
   csrf = '';
   constructor(private readonly base: string) {}
 
+  /** The session cookie as a request header carries it (for a WebSocket upgrade). */
+  cookieHeader(): string {
+    return this.cookie;
+  }
+
   async login(username: string, password: string): Promise<Record<string, unknown>> {
     const reply = await this.post('login', { username, password });
     if (reply.success) this.csrf = String((reply.data as { csrf: string }).csrf);
