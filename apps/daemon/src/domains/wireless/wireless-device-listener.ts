@@ -81,6 +81,16 @@ interface VerifiedPeer {
 }
 
 /**
+ * Counts a link among the open ones until it closes. Apart from the upgrade: a listener that lives
+ * as long as the link holds its function's scope, which in the upgrade would keep the certificate
+ * check and the handshake's callbacks of every link.
+ */
+function track(open: Set<WebSocket>, ws: WebSocket): void {
+  open.add(ws);
+  ws.on('close', () => open.delete(ws));
+}
+
+/**
  * What both transports share: the WebSocket server and the upgrade, which reads the serial from
  * the certificate TLS verified, and the set of open links.
  */
@@ -106,8 +116,7 @@ function deviceUpgrades(options: DeviceListenerOptions, Server: typeof WebSocket
     if (!check.ok) return refuse(check.reason);
     wss.handleUpgrade(request, socket, head, (ws) => {
       established?.();
-      open.add(ws);
-      ws.on('close', () => open.delete(ws));
+      track(open, ws);
       try {
         options.onLink(webSocketLink(ws, check.serial, peer.address, unmapped(peer.localAddress)));
       } catch (error) {
