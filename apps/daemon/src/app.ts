@@ -27,7 +27,7 @@ import { registerConfirmRoutes } from './config/confirm-routes.js';
 import { registryOf } from './config/config-domains.js';
 import { LogBook } from './config/log-book.js';
 import type { CappedLogLimits } from './engine/capped-log.js';
-import { collectBackupParts, withUnavailablePages, type DomainModule, type RuntimeService } from './config/domain-module.js';
+import { collectBackupParts, collectContributions, withUnavailablePages, type DomainModule, type RuntimeService } from './config/domain-module.js';
 import { DOMAIN_MODULES, type DomainDeps } from './domain-list.js';
 
 /** Services a caller may replace; tests pass a clock, a counting hasher or a fake live source. */
@@ -119,6 +119,7 @@ export async function buildApp(given: Settings, deps: AppDeps = {}): Promise<Fas
       }),
       backupParts: collectBackupParts(modules),
       logs: new LogBook(join(settings.stateDir, 'logs'), now, deps.logLimits, (error) => app?.log.error({ err: error }, 'log entry not written')),
+      contributions: collectContributions(modules, settings),
     };
     config = ctx.config;
 
