@@ -16,7 +16,7 @@ import {
   renderXl2tpdConf,
 } from '../src/domains/ppp-server/ppp-server-files.js';
 import { checkPppSecrets, expiredAddresses, renderPppSecrets } from '../src/domains/ppp-server/ppp-server-secrets.js';
-import { endStaleSessions } from '../src/domains/ppp-server/ppp-server-secrets-writer.js';
+import { endStaleSessions, pppSecretsWriter, PPP_EXPIRY_CHECK_MS } from '../src/domains/ppp-server/ppp-server-secrets-writer.js';
 import { pppExpiredNotices } from '../src/domains/ppp-server/ppp-server-ruleset.js';
 import { pppExpiredPool } from '../src/domains/ppp-server/ppp-server-files.js';
 import { renderNetwork } from '../src/domains/network/network-render.js';
@@ -404,6 +404,42 @@ describe('API', () => {
     const after = await portal.inject({ method: 'GET', url: '/', remoteAddress: '10.0.40.169', headers: { host: 'example.com' } });
     expect(after.headers.location).toContain('/auth/portal?url=');
     expect(json(await post(h.app, admin, '/api/auth/pppoe', { enabled: false })).success).toBe(true);
+  });
+
+  test("the secrets follow the clock: an account whose due time passes gets its expiry address at the next minute's check", async () => {
+    expect(json(await post(h.app, admin, '/api/auth/pppoe', { enabled: true, interfaces: ['lan'], remindexpired: true })).success).toBe(true);
+    // Due five minutes from the daemon's clock, written in device local time as the form takes it.
+    const due = new Date(h.clock.ms + 5 * 60_000);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    const duetime = `${due.getFullYear()}-${pad(due.getMonth() + 1)}-${pad(due.getDate())} ${pad(due.getHours())}:${pad(due.getMinutes())}`;
+    const added = json(await post(h.app, admin, '/api/auth/userauth', { action: 'add', username: 'soon', password: 'soonPass12', confirm: 'soonPass12', type: 'pppoe', duetime }));
+    expect(added.success, JSON.stringify(added)).toBe(true);
+    const root = mkdtempSync(join(tmpdir(), 'ppp-clock-'));
+    const checks: Array<() => void> = [];
+    const writer = pppSecretsWriter(h.app.appContext, root, (error) => { throw error; }, {
+      sessions: null,
+      schedule: (ms, work) => {
+        expect(ms).toBe(PPP_EXPIRY_CHECK_MS);
+        checks.push(work);
+        return () => undefined;
+      },
+    });
+    try {
+      const secrets = () => readFileSync(join(root, 'etc/ppp/chap-secrets'), 'utf8');
+      await writer.sync();
+      expect(secrets()).toContain('"soon" portico-pppoe "soonPass12" *\n');
+      h.clock.advance(10 * 60);
+      expect(checks).toHaveLength(1);
+      checks.shift()!();
+      await writer.sync();
+      expect(secrets()).toMatch(/^"soon" portico-pppoe "soonPass12" 10\.0\.40\.(169|1[7-9]\d|200)$/m);
+      // The check keeps coming back.
+      expect(checks).toHaveLength(1);
+    } finally {
+      writer.stop();
+      rmSync(root, { recursive: true, force: true });
+      expect(json(await post(h.app, admin, '/api/auth/pppoe', { enabled: false })).success).toBe(true);
+    }
   });
 
   test('an account that has no sealed secret is listed as needing its password again', async () => {

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PPP_SERVER_KINDS, type PppServerKind } from '@portico/schema';
+import { PPP_SERVER_KINDS, type PppoeServer, type PppServerKind } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
 import { realScheduler, type Scheduler } from '../../config/config-types.js';
 import { runCommand } from '../../engine/command-runner.js';
@@ -52,7 +52,7 @@ export function pppSecretsWriter(ctx: AppContext, root: string, report: (error: 
     for (const kind of PPP_SERVER_KINDS) {
       const settings = pppSettingsOf(snapshot, kind);
       if (!settings.enabled || settings.authway !== 'local') continue;
-      const pool = kind === 'pppoe' ? pppExpiredPool(pppSettingsOf(snapshot, 'pppoe')) : null;
+      const pool = kind === 'pppoe' ? pppExpiredPool(settings as PppoeServer) : null;
       servers.push({ kind, accounts: accounts.pppAccounts(kind), ...(pool ? { expiredPool: pool } : {}) });
     }
     if (!servers.length) {
