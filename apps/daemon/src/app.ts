@@ -29,7 +29,7 @@ import { registryOf } from './config/config-domains.js';
 import { LogBook } from './config/log-book.js';
 import { SignalBus } from './config/domain-signals.js';
 import type { CappedLogLimits } from './engine/capped-log.js';
-import { collectBackupParts, withUnavailablePages, type DomainModule, type RuntimeService } from './config/domain-module.js';
+import { collectBackupParts, collectContributions, withUnavailablePages, type DomainModule, type RuntimeService } from './config/domain-module.js';
 import { DOMAIN_MODULES, type DomainDeps } from './domain-list.js';
 
 /** Services a caller may replace; tests pass a clock, a counting hasher or a fake live source. */
@@ -122,6 +122,7 @@ export async function buildApp(given: Settings, deps: AppDeps = {}): Promise<Fas
       backupParts: collectBackupParts(modules),
       logs: new LogBook(join(settings.stateDir, 'logs'), now, deps.logLimits, (error) => app?.log.error({ err: error }, 'log entry not written')),
       signals: new SignalBus((error, signal) => app?.log.warn({ err: error, signal }, 'a signal follower failed')),
+      contributions: collectContributions(modules, settings),
     };
     config = ctx.config;
 

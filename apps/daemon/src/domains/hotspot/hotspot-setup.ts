@@ -28,6 +28,7 @@ import { RusystemService, rusystemSettings } from './rusystem/rusystem-service.j
 import { CloudportalService, cloudportalSettings } from './cloudportal/cloudportal-service.js';
 import { WeixinService, weixinSettings } from './weixin/weixin-service.js';
 import { SocialService, socialSettings } from './social/social-service.js';
+import { PORTAL_NOTICE_SOURCES } from './hotspot-public.js';
 
 /** Services the hotspot uses; tests pass a data plane, neighbours and credentials. */
 export interface HotspotDeps {
@@ -196,6 +197,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     report: (error, what) => app.log.warn({ err: error }, what),
   });
   const cmccInUse = () => current().config.zones.some((z) => z.externalPortal === 'cmcc');
+  const noticeSources = ctx.contributions(PORTAL_NOTICE_SOURCES);
   const portal = await buildPortalServer({
     engine,
     portalPort: settings.portalPort,
@@ -210,6 +212,13 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
       if (zone.zone.externalPortal === 'cloudportal') return cloudportal.loginUrl(zone, client, original);
       if (zone.zone.externalPortal === 'weixin') return weixin.loginUrl(zone, client);
       if (zone.zone.externalPortal === 'social') return social.loginUrl(zone, client, original);
+      return null;
+    },
+    noticeFor: (ip) => {
+      for (const source of noticeSources) {
+        const notice = source.noticeFor(snapshot(), ip);
+        if (notice) return notice;
+      }
       return null;
     },
     files: { stateDir: settings.stateDir, customPortal: () => single<HotspotPortal>(hotspotPortal).customportal },

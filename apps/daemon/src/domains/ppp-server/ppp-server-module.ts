@@ -21,7 +21,8 @@ import {
   renderXl2tpdConf,
 } from './ppp-server-files.js';
 import { pppServerLinuxActivation } from './ppp-server-activation.js';
-import { pppServerContributor } from './ppp-server-ruleset.js';
+import { PORTAL_NOTICE_SOURCES } from '../hotspot/hotspot-public.js';
+import { pppExpiredNotices, pppServerContributor } from './ppp-server-ruleset.js';
 import { registerPppServerRoutes } from './ppp-server-routes.js';
 import { pppSecretsWriter, PPP_SECRETS_FORMAT, PPP_SERVER_DOMAIN } from './ppp-server-secrets-writer.js';
 import { pppServerBindings } from './ppp-server-rules.js';
@@ -78,7 +79,7 @@ export const pppServerModule = defineDomain({
     { name: 'pppoe-args', builtin: (content) => (parsePppoeArgs(content) ? null : 'not pppoe-server settings') },
     PPP_SECRETS_FORMAT,
   ],
-  contributions: () => [contribute(RULESET_PARTS, pppServerContributor)],
+  contributions: (settings) => [contribute(RULESET_PARTS, pppServerContributor(settings.portalPort)), contribute(PORTAL_NOTICE_SOURCES, pppExpiredNotices)],
   // OpenWrt runs its PPP servers from their own packages and init scripts, which this domain
   // does not render: there the servers are not configured at all rather than left half-applied.
   configDomains: ({ settings }) => (settings.driver === 'openwrt' ? [] : [pppServerDomain(settings)]),
@@ -88,7 +89,10 @@ export const pppServerModule = defineDomain({
     const root = installRoot(ctx.settings);
     registerPppServerRoutes(app, ctx, { root });
     if (ctx.settings.driver === 'openwrt') return;
-    const writer = pppSecretsWriter(ctx, root, (error) => app.log.error({ err: error }, 'writing the PPP secrets failed'));
+    const writer = pppSecretsWriter(ctx, root, (error) => app.log.error({ err: error }, 'writing the PPP secrets failed'), {
+      // Sessions are real only on the linux driver: elsewhere nothing dials, nothing is ended.
+      sessions: ctx.settings.driver === 'linux' ? { root } : null,
+    });
     void writer.sync();
     return {
       async stop() {
