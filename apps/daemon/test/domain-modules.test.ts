@@ -17,6 +17,7 @@ import { MANIFEST_TARGET, readManifest, staleTargets } from '../src/engine/insta
 import { firewallContributor } from '../src/domains/firewall/firewall-contributor.js';
 import { QOS_ENTITY_NAMES } from '../src/domains/qos/qos-config.js';
 import { HOTSPOT_ENTITIES } from '../src/domains/hotspot/hotspot-config.js';
+import { cmccRulesetContributor } from '../src/domains/hotspot/cmcc/cmcc-ruleset.js';
 import type { CommandRunner } from '../src/engine/command-runner.js';
 import { adminClient, json, post, startDaemon, tempDir, type Client, type Harness } from './daemon-harness.js';
 import { BACKUP_URL, RecordingApplier, unpack, upload } from './maintain-fixture.js';
@@ -29,25 +30,27 @@ describe('the domain list', () => {
     expect(DOMAIN_MODULES.map((m) => m.name).sort()).toEqual(folders);
   });
 
-  test('ruleset parts run in list order: the hotspot (and its RADIUS input rule) before the firewall, Smart QoS marks, then the parts that only accept', () => {
+  test('ruleset parts run in list order: the hotspot (and its RADIUS and CMCC input rules) before the firewall, Smart QoS marks, then the parts that only accept', () => {
     const parts = systemRulesetParts({ qosDownload: 'lan' });
-    expect(parts).toHaveLength(11);
+    expect(parts).toHaveLength(12);
     expect(parts[0]!.entities).toEqual(Object.values(HOTSPOT_ENTITIES));
     expect(parts[1]!.entities).toEqual(['hotspotRadius']);
-    expect(parts[2]).toBe(firewallContributor);
-    expect(parts[3]!.entities).toEqual(QOS_ENTITY_NAMES);
+    // The CMCC portal server's packets to the AC port, while a zone signs in through CMCC.
+    expect(parts[2]!.entities).toEqual(cmccRulesetContributor().entities);
+    expect(parts[3]).toBe(firewallContributor);
+    expect(parts[4]!.entities).toEqual(QOS_ENTITY_NAMES);
     // The wireless part depends on no entity: it opens the device listener's port to the LAN.
-    expect(parts[4]!.entities).toEqual([]);
+    expect(parts[5]!.entities).toEqual([]);
     // The VPN servers' ports and tunnels come after Smart QoS: they only accept, never mark.
-    expect(parts[5]!.entities).toEqual(['openvpnServer', 'ipsecPeer']);
-    expect(parts[6]!.entities).toEqual(['pptpServer', 'l2tpServer', 'pppoeServer']);
+    expect(parts[6]!.entities).toEqual(['openvpnServer', 'ipsecPeer']);
+    expect(parts[7]!.entities).toEqual(['pptpServer', 'l2tpServer', 'pppoeServer']);
     // The behaviour audit's chain only logs, on a hook of its own.
-    expect(parts[7]!.entities).toEqual(['behaviourAudit']);
+    expect(parts[8]!.entities).toEqual(['behaviourAudit']);
     // The System section's accepts: the LAN NTP server, then remote access.
-    expect(parts[8]!.entities).toEqual(['systemTime']);
-    expect(parts[9]!.entities).toEqual(['remoteAccess']);
+    expect(parts[9]!.entities).toEqual(['systemTime']);
+    expect(parts[10]!.entities).toEqual(['remoteAccess']);
     // The logs domain's part only adds dnsmasq's DHCP log lines.
-    expect(parts[10]!.part({}, {} as never)).toMatchObject({ dnsmasq: ['log-dhcp', 'log-facility=/var/log/portico/dhcp.log'] });
+    expect(parts[11]!.part({}, {} as never)).toMatchObject({ dnsmasq: ['log-dhcp', 'log-facility=/var/log/portico/dhcp.log'] });
   });
 
   test('config domains apply in order, and every entity they name feeds them', () => {
