@@ -101,6 +101,21 @@ describe('local users', () => {
     expect(localUsers(h.app.appContext).list()[0]!.status).toBe('expired');
   });
 
+  test('renewing is moving the due time: the expired status the edit form read back is the due time\'s, not kept', async () => {
+    const store = localUsers(h.app.appContext);
+    const added = await store.insert({ ...user, status: 'normal', duetime: '2025-03-01' });
+    h.clock.advance(2 * 86400);
+    const read = store.get(added.id)!;
+    expect(read.status).toBe('expired');
+    // The form sends back every field it showed, the status it read among them.
+    const renewed = await store.update(added.id, { ...read, duetime: '2030-01-01', password: '' });
+    expect(renewed!.status).toBe('normal');
+    // A status of expired chosen while the due time is still ahead is kept, and outlives a later move.
+    const held = await store.update(added.id, { ...renewed!, status: 'expired', password: '' });
+    expect(held!.status).toBe('expired');
+    expect((await store.update(added.id, { ...held!, duetime: '2031-01-01', password: '' }))!.status).toBe('expired');
+  });
+
   test('batch creation makes count accounts in one journalled revision; a taken prefix is refused', async () => {
     const before = (h.app.appContext.db.prepare('SELECT COUNT(*) AS n FROM revisions').get() as { n: number }).n;
     const batch = { prefix: 'guest', count: 12, password: 'Guest2025', duetime: '2030-06-30', type: 'portal', model: '', usernum: 1, comment: '' };

@@ -136,10 +136,14 @@ export class LocalUserStore {
     return rows.map((row) => row.username);
   }
 
+  private pastDue(duetime: unknown): boolean {
+    const end = typeof duetime === 'string' && duetime ? dueTimeEnd(duetime) : null;
+    return end !== null && end <= this.now();
+  }
+
   private toUser(row: UserDbRow): LocalUser {
     const data = JSON.parse(row.data) as Omit<LocalUser, 'id' | 'username'>;
-    const end = data.duetime ? dueTimeEnd(data.duetime) : null;
-    const status = end !== null && end <= this.now() ? 'expired' : data.status;
+    const status = this.pastDue(data.duetime) ? 'expired' : data.status;
     return { ...data, id: row.id, username: row.username, status };
   }
 
@@ -187,7 +191,12 @@ export class LocalUserStore {
     const fresh = typeof record.password === 'string' && record.password !== '' ? await this.passwords.hash(record.password) : undefined;
     const previous = this.db.prepare('SELECT username, data FROM hotspot_local_users WHERE id = ?').get(id) as { username: string; data: string } | undefined;
     if (!previous) return undefined;
-    const data = { ...(JSON.parse(previous.data) as Record<string, unknown>), ...dataOf(record) };
+    const before = JSON.parse(previous.data) as Record<string, unknown>;
+    const data = { ...before, ...dataOf(record) };
+    // An account past its due time reads expired (toUser), and the edit form sends back what it
+    // read: that status is the due time's, not a choice, so it is not stored over the account's
+    // own. Moving the due time then renews the account.
+    if (data.status === 'expired' && before.status !== 'expired' && this.pastDue(before.duetime)) data.status = before.status;
     if (fresh) {
       this.db
         .prepare('UPDATE hotspot_local_users SET password_hash = ?, data = ?, sealed_password = ?, updated_at = ? WHERE id = ?')
