@@ -94,6 +94,8 @@ export interface PppRenderEnv {
   /** Install root the hook records under (the lab's throwaway folder, `/` on a device). */
   root: string;
   hook: string;
+  /** radiusclient's configuration, for a server whose accounts come from RADIUS. */
+  radiusConfig?: string;
 }
 
 /**
@@ -105,6 +107,11 @@ export function renderPppServerOptions(kind: PppServerKind, settings: PppServerS
   // No `nodetach`: pptpd hands pppd the link as its standard input and output, where a pppd that
   // does not detach writes its log, into the link; pppoe-server and xl2tpd pass it themselves.
   const lines: string[][] = [['name', PPP_SERVER_NAME[kind]], ['auth'], ['nodefaultroute'], ['noipv6']];
+  // The plugin's own options are known to pppd only once the plugin is loaded: it comes first.
+  if (settings.authway === 'radius') {
+    if (!env.radiusConfig) throw new RenderValueError(`the ${kind} server takes its accounts from RADIUS, which is not set up`);
+    lines.unshift(['plugin', 'radius.so'], ['radius-config-file', path(env.radiusConfig)]);
+  }
   lines.push(['ms-dns', ipv4(settings.msdns || settings.localip)]);
   const protos = new Set(settings.authproto);
   const option = { pap: 'pap', chap: 'chap', mschap: 'mschap', 'mschap-v2': 'mschap-v2' } as const;
@@ -129,6 +136,8 @@ export function renderPppServerOptions(kind: PppServerKind, settings: PppServerS
 
 /** The options a server's pppd file may carry (pppd 2.4.9 and its radius plugin). */
 const SERVER_OPTIONS = new Map<string, RegExp | null>([
+  ['plugin', /^radius\.so$/],
+  ['radius-config-file', ABSOLUTE_PATH],
   ['name', /^portico-(?:pptp|l2tp|pppoe)$/],
   ['auth', null],
   ['nodefaultroute', null],
