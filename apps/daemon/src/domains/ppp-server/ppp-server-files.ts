@@ -75,9 +75,10 @@ export function remoteRange(settings: PppServerSettings): { first: string; last:
   return { first: intToIpv4(range.first), last: intToIpv4(range.last), count: range.last - range.first + 1 };
 }
 
-const ABSOLUTE_PATH = /^\/[A-Za-z0-9._/+-]+$/;
+export const ABSOLUTE_PATH = /^\/[A-Za-z0-9._/+-]+$/;
 
-function path(value: string): string {
+/** An absolute path as one inert token (no space, quote or `..` segment). */
+export function path(value: string): string {
   assertInert(value, 'path');
   if (!ABSOLUTE_PATH.test(value) || value.includes('/../')) throw new RenderValueError(`path ${JSON.stringify(value)} cannot be rendered`);
   return value;
@@ -299,7 +300,8 @@ export function pppoeServerArgv(args: PppoeServerArgs): string[] {
   return ['pppoe-server', '-F', ...args.interfaces.flatMap((name) => ['-I', name]), '-L', args.localip, '-R', args.first, '-N', String(args.count), '-O', args.options];
 }
 
-function lineProblems(content: string, check: (line: string) => string | null): string[] {
+/** Each line of a rendered file: printable, `# ` comments skipped, the others held to `check`. */
+export function lineProblems(content: string, check: (line: string) => string | null): string[] {
   if (!content.endsWith('\n')) return ['file does not end with a newline'];
   const problems: string[] = [];
   content

@@ -5,6 +5,7 @@ import type { ConfigSnapshot } from '../../config/config-types.js';
 import { singletonDefaults } from '../../config/entity-routes.js';
 import { assertInert, type RenderedFile } from '../../engine/engine-types.js';
 import { integer, ipv4, RenderValueError } from '../network/network-public.js';
+import { ABSOLUTE_PATH, lineProblems, path } from './ppp-server-files.js';
 
 /**
  * RADIUS as the PPP servers' account source: pppd's radius plugin (radius.so, which carries its
@@ -61,7 +62,7 @@ export function renderRadiusClientConf(radius: HotspotRadius, runDir: string): s
     `acctserver ${servers.map((address) => `${address}:${port(radius.accoutport)}`).join(',')}`,
     `servers ${PPP_RADIUS_FILES.servers}`,
     `dictionary ${PPP_RADIUS_FILES.dictionary}`,
-    `seqfile ${safePath(join(runDir, 'radius.seq'))}`,
+    `seqfile ${path(join(runDir, 'radius.seq'))}`,
     'mapfile /dev/null',
     `radius_timeout ${integer(radius.timeout, 1, 30, 'RADIUS timeout')}`,
     `radius_retries ${integer(Math.max(1, radius.retries), 1, 5, 'RADIUS retries')}`,
@@ -161,14 +162,6 @@ export function renderRadiusDictionary(): string {
   ].join('\n');
 }
 
-const ABSOLUTE_PATH = /^\/[A-Za-z0-9._/+-]+$/;
-
-function safePath(value: string): string {
-  assertInert(value, 'path');
-  if (!ABSOLUTE_PATH.test(value) || value.includes('/../')) throw new RenderValueError(`path ${JSON.stringify(value)} cannot be rendered`);
-  return value;
-}
-
 /** The three files, when a server takes its accounts from RADIUS. */
 export function renderPppRadiusFiles(radius: HotspotRadius, runDir: string): RenderedFile[] {
   return [
@@ -195,23 +188,9 @@ const CONF_KEYS: Readonly<Record<string, RegExp>> = {
   radius_retries: /^[1-9]$/,
 };
 
-/**
- * Every file is read back line by line the way radiusclient reads it (a keyword, then the rest
- * of the line; `#` lines skipped), and each line is held to what this domain writes: radiusclient
- * has no check mode, and a line it does not know it skips with a warning rather than refuse.
- */
-function lines(content: string, check: (line: string) => boolean): string[] {
-  if (!content.endsWith('\n')) return ['file does not end with a newline'];
-  const problems: string[] = [];
-  content
-    .slice(0, -1)
-    .split('\n')
-    .forEach((line, index) => {
-      if (!/^[\x20-\x7e]+$/.test(line)) problems.push(`line ${index + 1}: malformed`);
-      else if (!(line.startsWith('# ') || check(line))) problems.push(`line ${index + 1}: bad line`);
-    });
-  return problems;
-}
+// radiusclient has no check mode, and a line it does not know it skips with a warning rather
+// than refuse: every line is held to what this domain writes (lineProblems in ppp-server-files).
+const lines = (content: string, check: (line: string) => boolean) => lineProblems(content, (line) => (check(line) ? null : 'bad line'));
 
 export function checkRadiusClientConf(content: string): string[] {
   const seen = new Set<string>();
