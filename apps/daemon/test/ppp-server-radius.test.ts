@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hotspotRadius, pppoeServer, type AnyEntity, type HotspotRadius, type PppoeServer } from '@portico/schema';
-import { adminClient, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
+import { adminClient, get, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
 import { checkPppServerOptions, renderPppServerOptions } from '../src/domains/ppp-server/ppp-server-files.js';
 import {
   checkRadiusClientConf,
@@ -116,12 +116,19 @@ describe('RADIUS accounts: API', () => {
     // The RADIUS page's key is what pppd uses: a change there renders again.
     expect(json(await post(h.app, admin, '/api/auth/radius', { enabled: true, radiusip: '10.77.0.1', sharekey: 'Radius-Key2' })).success).toBe(true);
     expect(readFileSync(rendered(PPP_RADIUS_FILES.servers.slice(1)), 'utf8')).toBe('10.77.0.1 Radius-Key2\n');
-    // No local secrets for a server whose accounts are RADIUS's.
+    // No local secrets for a server whose accounts are RADIUS's, and none missing.
+    // (an account turned into a PPPoE one without a new password has no sealed secret)
+    expect(json(await post(h.app, admin, '/api/auth/userauth', { action: 'add', username: 'web1', password: 'web1Pass1', confirm: 'web1Pass1', type: 'portal' })).success).toBe(true);
+    const users = json(await get(h.app, admin, '/api/auth/userauth')) as { data: { items: Array<{ id: string; username: string }> } };
+    const id = users.data.items.find((user) => user.username === 'web1')!.id;
+    expect(json(await post(h.app, admin, '/api/auth/userauth', { action: 'update', id, type: 'pppoe' })).success).toBe(true);
     expect(existsSync(rendered('etc/ppp/chap-secrets'))).toBe(false);
+    expect(json(await get(h.app, admin, '/api/auth/pppoe/status'))).toMatchObject({ success: true, data: { needPassword: [] } });
 
     expect(json(await post(h.app, admin, '/api/auth/pppoe', { enabled: true, interfaces: ['lan'], authway: 'local', authproto: ['chap'], mppe: false })).success).toBe(true);
     for (const target of Object.values(PPP_RADIUS_FILES)) expect(existsSync(rendered(target.slice(1)))).toBe(false);
     expect(readFileSync(rendered('etc/portico/ppp-server/pppoe.options'), 'utf8')).not.toContain('radius');
+    expect(json(await get(h.app, admin, '/api/auth/pppoe/status'))).toMatchObject({ success: true, data: { needPassword: ['web1'] } });
     expect(json(await post(h.app, admin, '/api/auth/pppoe', { enabled: false })).success).toBe(true);
   });
 });
