@@ -154,7 +154,8 @@ export const l2tpServer = defineEntity({
   writeOnly: ['psk'],
   refine(value, ctx) {
     for (const [field, message] of pppServerIssues(value)) ctx.addIssue(field, message);
-    if (value.ipsec && !value.psk) ctx.addIssue('psk', 'validation.required');
+    // The key is write-only and kept when sent empty: only the daemon, which merges the stored
+    // one first, can tell a missing key from a kept one (ppp-server-rules).
   },
   form: {
     tabs: [

@@ -42,6 +42,8 @@ export function pppServerBindings(ctx: AppContext): Record<string, EntityBinding
             // The interfaces named must exist (a PPPoE server answers discovery on their devices).
             const devices = planNetwork(networkConfigOf(snapshot)).deviceOf;
             if ((candidate.interfaces ?? []).some((name) => !devices.has(name))) errors.interfaces = 'validation.network.unknownInterface';
+            // L2TP/IPsec needs its key: the record holds the stored one when none was sent.
+            if (kind === 'l2tp' && record.ipsec === true && !record.psk) errors.psk = 'validation.required';
             // RADIUS accounts need the device's RADIUS server set up in a form pppd's plugin reads.
             if (candidate.enabled && candidate.authway === 'radius') {
               const problem = pppRadiusProblem(hotspotRadiusOf(snapshot));
