@@ -40,7 +40,7 @@ export const CHROMIUM = process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium';
  * (tests/packaging/image-disk.test.ts), OpenLDAP's server for the hotspot's LDAP sign-in
  * (apps/daemon/test/hotspot-ldap.test.ts, which also installs it when run on its own).
  */
-const TEST_PACKAGES = { [CHROMIUM]: 'chromium', '/usr/bin/clang': 'clang', '/usr/bin/shellcheck': 'shellcheck', '/usr/sbin/sfdisk': 'fdisk', '/usr/sbin/slapd': 'slapd', '/usr/bin/ldapsearch': 'ldap-utils' };
+const TEST_PACKAGES = { [CHROMIUM]: 'chromium', '/usr/bin/clang': 'clang', '/usr/bin/shellcheck': 'shellcheck', '/usr/sbin/sfdisk': 'fdisk', '/usr/sbin/slapd': 'slapd', '/usr/bin/ldapsearch': 'ldap-utils', '/usr/bin/curl': 'curl' };
 
 /**
  * On a machine where we are root, installs what is missing from Debian's packages; otherwise

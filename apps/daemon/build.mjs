@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { buildQosIngressObject } from './bpf-build.mjs';
 import { buildL2Probe } from './l2probe-build.mjs';
 import { buildTlsTerm } from './tlsterm-build.mjs';
+import { buildPty } from './pty-build.mjs';
 import { NETWORK_HOOK_FILES } from './dist-files.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -19,18 +20,27 @@ const here = dirname(fileURLToPath(import.meta.url));
  * - glob: @fastify/static only uses it to pre-register one route per file (`wildcard: false`);
  *   the daemon serves files through reply.sendFile.
  * - zod's translations of its default messages: the daemon's messages are i18n keys.
- * Each stand-in fails loudly if it is ever reached.
+ * - light-my-request: Fastify's `inject()`, which only tests call (on the sources, not the bundle).
+ * - thread-stream: pino's worker-thread transports; the daemon logs to stdout, with no transport.
+ * Each stand-in fails loudly if it is ever reached. The last two are required at the top of
+ * modules that call them only on those paths, so their stand-in is a function that throws
+ * when called or constructed, not when required.
  */
 const leaveOutUnused = {
   name: 'leave-out-unused',
   setup(b) {
     b.onResolve({ filter: /^@fastify\/(ajv-compiler|fast-json-stringify-compiler)$/ }, (args) => ({ path: args.path, namespace: 'absent' }));
     b.onResolve({ filter: /^glob$/ }, (args) => ({ path: args.path, namespace: 'absent-glob' }));
+    b.onResolve({ filter: /^(light-my-request|thread-stream)$/ }, (args) => ({ path: args.path, namespace: 'absent-when-called' }));
     b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
       /[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'zod-locales', pluginData: args.resolveDir } : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'absent' }, (args) => ({
       contents: `throw new Error(${JSON.stringify(`${args.path} is not part of the daemon bundle`)});`,
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'absent-when-called' }, (args) => ({
+      contents: `module.exports = function absent() { throw new Error(${JSON.stringify(`${args.path} is not part of the daemon bundle`)}); };`,
       loader: 'js',
     }));
     b.onLoad({ filter: /.*/, namespace: 'absent-glob' }, () => ({
@@ -64,6 +74,26 @@ const radiusDictionaries = {
   },
 };
 
+/**
+ * find-my-way (Fastify's router) compiles, for every static segment of every route, a matcher
+ * with `new Function`: each is a script of its own that V8 parses, compiles and keeps (its
+ * source, function info and bytecode), a thousand of them for the daemon's routes, all made at
+ * start. A closure over the segment compares the same characters with `startsWith`, which is
+ * as exact (the compiled check skips the first character only because the caller has matched
+ * it already) and costs one function for all; routing a request stays a few string compares.
+ */
+const routerPrefixMatch = {
+  name: 'router-prefix-match',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]find-my-way[\\/]lib[\\/]node\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const from = "return new Function('path', 'i', `'use strict'\\nreturn ${lines.join(' && ')}`) // eslint-disable-line";
+      if (!source.includes(from)) throw new Error('find-my-way no longer compiles its prefix matchers where the build expects');
+      return { contents: source.replace(from, 'return function matchPrefix (path, i) { return path.startsWith(prefix, i) }'), loader: 'js' };
+    });
+  },
+};
+
 /** The daemon, and the stack-floor server the idle-memory benchmark compares it with. */
 const bundles = [
   ['main.ts', 'main.mjs'],
@@ -90,7 +120,7 @@ for (const [entry, out] of bundles) await build({
   format: 'esm',
   target: 'node20',
   external: ['better-sqlite3'],
-  plugins: [leaveOutUnused, radiusDictionaries],
+  plugins: [leaveOutUnused, radiusDictionaries, routerPrefixMatch],
   sourcemap: 'linked',
   legalComments: 'none',
   // V8 keeps the whole source in memory, as UTF-16 if a single comment holds a non-ASCII
@@ -137,3 +167,6 @@ if (!(await buildL2Probe())) console.warn('no C compiler found: dist/portico-l2p
 
 // The wireless controller's TLS terminator, when a C compiler and OpenSSL's headers are there (tlsterm-build.mjs).
 if (!(await buildTlsTerm())) console.warn('no C compiler or OpenSSL headers: dist/portico-tlsterm is not built; the wireless device listener terminates TLS in Node');
+
+// The browser terminal's PTY helper, when a C compiler is there (pty-build.mjs).
+if (!(await buildPty())) console.warn('no C compiler found: dist/portico-pty is not built; /rtty says the terminal is not available');

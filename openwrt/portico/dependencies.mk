@@ -41,7 +41,8 @@ PORTICO_OPTIONAL := \
 	ppp-mod-pppol2tp \
 	ppp-mod-pptp \
 	proto-bonding \
-	openvpn-openssl
+	openvpn-openssl \
+	curl
 
 # Node 20 or later runs the daemon bundle and better-sqlite3's addon.
 PORTICO_USES.node := command:/usr/bin/node
@@ -92,6 +93,10 @@ PORTICO_USES.proto-bonding := proto:bonding
 # server.conf, which OpenVPN's own parser checks first (so without the package, enabling the
 # server fails the apply with the checker's error instead of doing nothing).
 PORTICO_USES.openvpn-openssl := service:/etc/init.d/openvpn command:openvpn
+# E-mail notices: curl is the SMTP client. Its libcurl must be built with SMTP
+# (CONFIG_LIBCURL_SMTP=y, off in OpenWrt's default configuration) and a TLS library; without it a
+# notice waits in the queue and the test message shows curl's error.
+PORTICO_USES.curl := command:curl
 
 # 802.1Q VLANs (VLAN interfaces, tagged WANs, IPTV) need no package: OpenWrt kernels have
 # CONFIG_VLAN_8021Q built in. OpenVPN clients are not rendered by the openwrt driver; the

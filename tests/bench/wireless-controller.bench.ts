@@ -196,7 +196,7 @@ async function main(): Promise<void> {
     await untilReports(connected);
 
     // All held with their stations, reports having arrived as APs send them.
-    const stationsTotal = controller.stations().length;
+    const stationsTotal = controller.stationCount();
     gc();
     await sleep(500);
     const rssAfter = rssMb();

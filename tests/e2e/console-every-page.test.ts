@@ -47,6 +47,7 @@ const SEEDS: ReadonlyArray<[string, Record<string, unknown>]> = [
   ['ac/macfilter', { mac: '02:00:00:00:00:13' }],
   ['ac/cpe', { name: 'north', ssid: 'north-link', key: 'bridge-passphrase' }],
   ['auth/ipsec', { name: 'branch', remote_addr: '198.51.100.9', local_subnets: '192.168.11.0/24', peer_subnets: '10.9.0.0/24', psk: 'seed-key-1' }],
+  ['sysconf/emailinfo/recipients', { name: 'ops', address: 'ops@example.org', events: ['loop'] }],
 ];
 
 let daemon: RunningDaemon;

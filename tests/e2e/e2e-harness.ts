@@ -116,6 +116,11 @@ export class ApiSession {
   csrf = '';
   constructor(private readonly base: string) {}
 
+  /** The session cookie as a request header carries it (for a WebSocket upgrade). */
+  cookieHeader(): string {
+    return this.cookie;
+  }
+
   async login(username: string, password: string): Promise<Record<string, unknown>> {
     const reply = await this.post('login', { username, password });
     if (reply.success) this.csrf = String((reply.data as { csrf: string }).csrf);
@@ -175,10 +180,10 @@ export async function loginInBrowser(page: Page, base: string, username: string,
  * The built daemon as its first start leaves it (nobody has signed in yet) and Chromium, shared
  * by the tests of one file: started before them, stopped after them.
  */
-export function freshDaemonFixture(): { readonly daemon: RunningDaemon; readonly browser: Browser } {
+export function freshDaemonFixture(env: Record<string, string> = {}): { readonly daemon: RunningDaemon; readonly browser: Browser } {
   const fixture = {} as { daemon: RunningDaemon; browser: Browser };
   beforeAll(async () => {
-    [fixture.daemon, fixture.browser] = await Promise.all([startDaemon(), launchBrowser()]);
+    [fixture.daemon, fixture.browser] = await Promise.all([startDaemon(env), launchBrowser()]);
   });
   afterAll(async () => {
     await fixture.browser?.close();
@@ -187,9 +192,9 @@ export function freshDaemonFixture(): { readonly daemon: RunningDaemon; readonly
   return fixture;
 }
 
-/** freshDaemonFixture with an admin API session whose password is changed to `password`. */
-export function consoleFixture(password = 'AdminPassw0rd'): { readonly daemon: RunningDaemon; readonly browser: Browser; readonly api: ApiSession } {
-  const fixture = freshDaemonFixture() as { daemon: RunningDaemon; browser: Browser; api: ApiSession };
+/** freshDaemonFixture (with extra settings `env`) and an admin API session whose password is changed to `password`. */
+export function consoleFixture(password = 'AdminPassw0rd', env: Record<string, string> = {}): { readonly daemon: RunningDaemon; readonly browser: Browser; readonly api: ApiSession } {
+  const fixture = freshDaemonFixture(env) as { daemon: RunningDaemon; browser: Browser; api: ApiSession };
   beforeAll(async () => {
     fixture.api = await adminWithPassword(fixture.daemon, password);
   });

@@ -55,6 +55,14 @@ describe('PPP servers in the console', () => {
     // A multiple choice stays open for more: close it.
     await page.keyboard.press('Escape');
     await page.getByTestId('field-pppoeonly').check();
+    // Remind expired users sets the range's last quarter aside: a range of 3 is refused on its field.
+    await page.getByTestId('field-remindexpired').check();
+    await page.getByTestId('field-remoteip').fill('10.0.40.10-10.0.40.12');
+    await page.getByTestId('entity-save').click();
+    await expect
+      .poll(() => page.getByTestId('field-error-remoteip').textContent())
+      .toBe('With "Remind expired users" the range must hold at least 4 addresses (its last quarter is set aside for expired accounts).');
+    await page.getByTestId('field-remoteip').fill('10.0.40.10-10.0.40.200');
     await page.getByTestId('tab-advanced').click();
     // MPPE keys come out of MS-CHAP: with PAP alone the rule lands on the MPPE switch.
     const choose = async (field: string, ...options: string[]) => {
@@ -70,7 +78,7 @@ describe('PPP servers in the console', () => {
     await choose('field-authproto', 'MS-CHAPv2');
     await page.getByTestId('entity-save').click();
     await expect.poll(async () => (await settings('pppoe')).enabled, { timeout: 15_000 }).toBe(true);
-    expect(await settings('pppoe')).toMatchObject({ interfaces: ['lan'], pppoeonly: true, mtu: 1400, mppe: true, authproto: ['pap', 'mschap-v2'] });
+    expect(await settings('pppoe')).toMatchObject({ interfaces: ['lan'], pppoeonly: true, remindexpired: true, mtu: 1400, mppe: true, authproto: ['pap', 'mschap-v2'] });
     expect(errors).toEqual([]);
     await context.close();
   }, 180_000);

@@ -84,6 +84,15 @@ export class LabDaemon {
     return { status: answer.status, json: parsed, text: answer.body ?? '' };
   }
 
+  /** An administrator's write that must succeed; a change that waits for its confirmation is confirmed. Its data. */
+  write(path: string, body: Record<string, unknown>): any {
+    const reply = this.http('POST', path, body).json;
+    if (!reply?.success) throw new Error(`${path}: ${JSON.stringify(reply)}`);
+    const token = reply.data?.confirm?.token;
+    if (token && !this.http('POST', '/api/sysconf/confirm', { token }).json?.success) throw new Error(`${path}: not confirmed`);
+    return reply.data;
+  }
+
   /** Sends a request from the admin client without waiting for any answer. */
   fire(method: string, path: string, body?: unknown): void {
     const headers: Record<string, string> = { 'content-type': 'application/json', cookie: this.cookie, 'x-csrf-token': this.csrf };

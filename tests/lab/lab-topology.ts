@@ -57,6 +57,11 @@ export function inNs(ns: string, argv: string[], options: RunOptions = {}) {
 
 export const SERVER_ADDRESS = '192.0.2.80';
 
+/** curl run inside a namespace, silent, with a time limit; what did not answer leaves stdout empty. */
+export function curlIn(ns: string, args: string[], timeoutS = 3) {
+  return inNs(ns, ['curl', '-s', '-m', String(timeoutS), ...args], { allowFail: true, timeoutMs: (timeoutS + 3) * 1000 });
+}
+
 /** Gives a client a static address on the lab LAN (192.168.11.0/24) with the gateway as its route out. */
 export function setClientAddress(lab: Lab, index: number, ip: string, gateway = '192.168.11.1'): void {
   const client = lab.clients[index]!;

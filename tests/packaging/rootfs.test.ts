@@ -8,7 +8,7 @@ import { DAEMON_ENV, DAEMON_NODE_FLAGS } from '../../apps/daemon/launch-flags.mj
 import { readSettings } from '../../apps/daemon/src/settings.js';
 import { IMAGE_LAYOUT, imagePackages } from '../../image/image-layout.mjs';
 import { assignment, envFile, ethernetPorts } from '../../rootfs/usr/lib/portico/bin/portico-assign-ports.mjs';
-import { blessRunningSlot } from '../../rootfs/usr/lib/portico/bin/portico-boot-check.mjs';
+import { blessRunningSlot, bootedCountedEntry, onTrial } from '../../rootfs/usr/lib/portico/bin/portico-boot-check.mjs';
 
 /**
  * The image's own files (rootfs/), checked with the tools that read them on the device:
@@ -183,5 +183,29 @@ describe('the boot check', () => {
     expect(readFileSync(join(entries, 'portico-b.conf'), 'utf8')).toBe('version 1.1.0\n');
     // Already good: nothing to do.
     expect(blessRunningSlot('root=PARTLABEL=portico-root-b rw', entries)).toBeNull();
+  });
+
+  test('an unconfirmed boot reboots only while it is a try of a counted entry', () => {
+    const entries = join(work, 'trial-entries');
+    const efivars = join(work, 'efivars');
+    mkdirSync(entries, { recursive: true });
+    mkdirSync(efivars, { recursive: true });
+    writeFileSync(join(entries, 'portico-a.conf'), 'version 1.0.0\n');
+    writeFileSync(join(entries, 'portico-b+0-3.conf'), 'version 1.1.0\n');
+    // The boot loader's record of a counted entry it booted: attributes, then the UTF-16LE path.
+    const variable = join(efivars, 'LoaderBootCountPath-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f');
+    writeFileSync(variable, Buffer.concat([Buffer.from([7, 0, 0, 0]), Buffer.from('\\loader\\entries\\portico-b+0-3.conf\0', 'utf16le')]));
+    expect(bootedCountedEntry(efivars)).toBe('portico-b+0-3.conf');
+    // Its last try (+0) still reboots: the next boot is the old slot's.
+    expect(onTrial('root=PARTLABEL=portico-root-b rw', entries, efivars)).toBe(true);
+    rmSync(variable);
+    expect(bootedCountedEntry(efivars)).toBeNull();
+    // Without the record: the running slot's entry still counting tries is the trial.
+    expect(onTrial('root=PARTLABEL=portico-root-b rw', entries, efivars)).toBe(true);
+    // Fallen back to slot a, whose entry is good: a slow daemon never reboots a good slot.
+    expect(onTrial('root=PARTLABEL=portico-root-a rw', entries, efivars)).toBe(false);
+    expect(onTrial('root=/dev/sda2 rw', entries, efivars)).toBe(false);
+    writeFileSync(variable, Buffer.concat([Buffer.from([7, 0, 0, 0]), Buffer.from('\\EFI\\Linux\\other+1.efi\0', 'utf16le')]));
+    expect(bootedCountedEntry(efivars)).toBeNull();
   });
 });

@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { WebSocket } from 'ws';
+import { CSRF_PROTOCOL_PREFIX, TERMINAL_PROTOCOL } from '@portico/schema';
 import { BOOT_LIMIT_MS, startSignedInGateway, vmPrerequisites, type AdminApi, type GuestPeer, type VmGateway } from './vm-gateway.js';
 
 /**
  * Links this machine's kernel cannot make, brought up by the daemon in the image's kernel as the
  * Network section configures them, each with a peer on its far side (GuestPeer: a namespace in
- * the guest joined by veth pairs), and the image's simulated radios.
+ * the guest joined by veth pairs), and the image's simulated radios. Also the device's own
+ * terminal (/rtty) as the image runs it: its login, its PAM stack, the daemon's sandbox.
  */
 
 const skip = vmPrerequisites();
@@ -70,5 +73,33 @@ describe.skipIf(skip !== null)(`links and radios in the image's kernel${skip ? `
     const stations = await agent.run(['/usr/sbin/iw', 'dev', 'wlan0', 'station', 'dump']);
     expect(stations).toMatch(/Station [0-9a-f:]{17} \(on wlan0\)/);
     expect(stations).toMatch(/authorized:\s+yes/);
+  });
+
+  test("the browser terminal signs the administrator in to the device's shell", async () => {
+    const url = new URL(gw.consoleUrl);
+    const ws = new WebSocket(`ws://${url.host}/api/sysconf/rtty`, [TERMINAL_PROTOCOL, `${CSRF_PROTOCOL_PREFIX}${admin.api.csrf}`], {
+      headers: { origin: gw.consoleUrl, cookie: admin.api.cookieHeader() },
+    });
+    let output = '';
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) output += data.toString();
+    });
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('unexpected-response', (_request, response) => reject(new Error(`refused with ${response.statusCode}`)));
+      ws.once('error', reject);
+    });
+    try {
+      // A shell prompt first, then a command's answer: the terminal is a root shell of the device.
+      await expect.poll(() => output, { timeout: 60_000, interval: 500 }).toMatch(/[#$] ?$/m);
+      ws.send(Buffer.from('echo "tty=$(tty) id=$(id -u)"\n'));
+      await expect.poll(() => output, { timeout: 60_000, interval: 500 }).toMatch(/tty=\/dev\/pts\/\d+ id=0/);
+    } finally {
+      ws.close();
+    }
+    // Journalled in the sign-in log.
+    await expect
+      .poll(async () => JSON.stringify((await admin.api.get('sysconf/log?name=auth&size=50')).data ?? ''), { timeout: 60_000, interval: 1000 })
+      .toMatch(/terminalEnded/);
   });
 });

@@ -88,6 +88,43 @@ async function dialLac(name: string, port: number, user: string, password: strin
   return unit;
 }
 
+/** The peer's device of the link whose far end is `remote`, or ''. */
+async function peerDeviceTowards(remote: string): Promise<string> {
+  const shown = await peer.run(['/usr/sbin/ip', '-4', '-o', 'addr', 'show']);
+  return new RegExp(`^\\d+: (\\S+)\\s+inet [\\d.]+ peer ${remote.replace(/\./g, '\\.')}/32`, 'm').exec(shown)?.[1] ?? '';
+}
+
+/**
+ * One TCP request from the peer namespace (the guest's Node; the image has no curl): an HTTP
+ * GET when `path` is given, else a bare connect. Answers the status and Location, `connected`,
+ * or the error (a timeout when a firewall drops it).
+ */
+async function peerRequest(address: string, port: number, path?: string): Promise<{ status?: number; location?: string; body?: string; connected?: boolean; error?: string }> {
+  const script = [
+    "const [address, port, path] = process.argv.slice(1);",
+    "const http = require('node:http'); const net = require('node:net');",
+    "const done = (value) => { console.log(JSON.stringify(value)); process.exit(0); };",
+    "setTimeout(() => done({ error: 'timeout' }), 8000);",
+    "if (path) http.get({ host: address, port: Number(port), path }, (res) => { let body = ''; res.setEncoding('utf8'); res.on('data', (c) => { body += c; }); res.on('end', () => done({ status: res.statusCode, location: res.headers.location, body: body.slice(0, 400) })); }).on('error', (e) => done({ error: e.code || e.message }));",
+    "else net.connect(Number(port), address, () => done({ connected: true })).on('error', (e) => done({ error: e.code || e.message }));",
+  ].join('\n');
+  return JSON.parse(await peer.run(['/usr/local/bin/node', '-e', script, address, String(port), ...(path ? [path] : [])], { timeoutMs: 30_000 })) as never;
+}
+
+async function pppoeDial(username: string, password: string): Promise<{ code: number; stderr: string }> {
+  const argv = ['/usr/sbin/pppd', 'plugin', 'rp-pppoe.so', 'nic-pp1', 'user', username, 'password', password, 'noauth', 'noipdefault', 'nodefaultroute', 'updetach', 'maxfail', '1'];
+  return gw.vm.agent.exec(['/usr/sbin/ip', 'netns', 'exec', peer.ns, ...argv], { timeoutMs: 120_000 });
+}
+
+async function accountId(username: string): Promise<string> {
+  const reply = await admin.api.get('auth/userauth');
+  return (reply.data as { items: Array<{ id: string; username: string }> }).items.find((user) => user.username === username)!.id;
+}
+
+async function chapSecrets(): Promise<string> {
+  return gw.vm.agent.readFile('/etc/ppp/chap-secrets').catch(() => '');
+}
+
 describe.skipIf(skip !== null)(`the gateway's PPP servers in the image's kernel${skip ? ` (skipped: ${skip})` : ''}`, () => {
   beforeAll(async () => {
     ({ gw, admin, peer } = await startSignedInGateway('VmPppServer0', 2));
@@ -136,6 +173,66 @@ describe.skipIf(skip !== null)(`the gateway's PPP servers in the image's kernel$
     // and its call manager, which outlive pppd's parent, would hold the command's output open.
     await peer.run(['/usr/sbin/pppd', 'pty', '/usr/sbin/pptp 10.90.0.1 --nolaunchpppd', 'user', 'pptpuser1', 'password', 'PptpPass123', 'noauth', 'require-mppe-128', 'noipdefault', 'nodefaultroute', 'maxfail', '1']);
     await withGuestLog(() => proveServer('pptp', 'pptpuser1', '10.0.20.1', /^10\.0\.20\.\d+$/));
+  });
+  test('remind expired users: an expired pppoe account dials into the expired pool, where web requests get the expiry notice and nothing else passes; renewed it dials normally; expired online it is ended; with the option off it is refused', async () => {
+    // The upstream namespace's HTTP server, reached only across the gateway: the peer routes it over its PPP link.
+    const upstream = UPSTREAM.address;
+    await admin.write('auth/userauth', { action: 'add', username: 'dslold1', password: 'DslOld1234', confirm: 'DslOld1234', type: 'pppoe', duetime: '2020-01-01' });
+    await admin.write('auth/pppoe', { enabled: true, interfaces: ['dslan'], authproto: ['chap', 'mschap-v2'], mppe: false, remindexpired: true });
+    await expect.poll(async () => (await status('pppoe')).running, { timeout: 30_000 }).toBe(true);
+    // The default range 10.0.40.10-200: its last 32 addresses are set aside for expired accounts.
+    await expect.poll(chapSecrets, { timeout: 60_000, interval: 1000 }).toMatch(/^"dslold1" portico-pppoe "DslOld1234" 10\.0\.40\.(169|1[7-9]\d|200)$/m);
+    const poolAddress = /^"dslold1" \S+ \S+ (\S+)$/m.exec(await chapSecrets())![1]!;
+
+    const dialled = await withGuestLog(async () => {
+      const result = await pppoeDial('dslold1', 'DslOld1234');
+      if (result.code !== 0) throw new Error(`the expired account's dial failed (${result.code}): ${result.stderr}`);
+      return result;
+    });
+    expect(dialled.code).toBe(0);
+    await expect.poll(() => peerAddressTowards('10.0.40.1'), { timeout: 90_000, interval: 1000 }).toBe(poolAddress);
+    const device = await peerDeviceTowards('10.0.40.1');
+    expect(device).toMatch(/^ppp\d+$/);
+    await peer.run(['/usr/sbin/ip', 'route', 'replace', `${upstream}/32`, 'dev', device]);
+    await expect.poll(async () => (await status('pppoe')).sessions.find((s) => s.username === 'dslold1')?.address, { timeout: 30_000, interval: 1000 }).toBe(poolAddress);
+
+    // Its web request to an outside address comes back as the portal's expiry notice.
+    const web = await peerRequest(upstream, 80, '/news?id=7');
+    expect(web).toMatchObject({ status: 302, location: 'http://10.0.40.1:2050/notice/expired' });
+    const page = await peerRequest('10.0.40.1', 2050, '/notice/expired');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<html');
+    const notice = await peerRequest('10.0.40.1', 2050, '/portal-api/notice/expired');
+    expect(notice.status).toBe(200);
+    expect(JSON.parse(notice.body!)).toMatchObject({ success: true, data: { template: 'default' } });
+    // Nothing else passes: not the upstream's own server, not the gateway's console, not ping.
+    expect(await peerRequest(upstream, UPSTREAM.httpPort)).toEqual({ error: 'timeout' });
+    expect(await peerRequest('10.0.40.1', 8080)).toEqual({ error: 'timeout' });
+    expect(await peer.ping('10.0.40.1')).toBe(false);
+    expect(await peer.ping(upstream)).toBe(false);
+
+    // Renewed: the session in the expired pool is ended; the next dial gets an ordinary address and reaches the upstream.
+    await admin.write('auth/userauth', { action: 'update', id: await accountId('dslold1'), duetime: '2099-01-01', status: 'normal' });
+    await expect.poll(() => peerAddressTowards('10.0.40.1'), { timeout: 90_000, interval: 1000 }).toBe('');
+    await withGuestLog(async () => {
+      const result = await pppoeDial('dslold1', 'DslOld1234');
+      if (result.code !== 0) throw new Error(`the renewed account's dial failed (${result.code}): ${result.stderr}`);
+    });
+    await expect.poll(() => peerAddressTowards('10.0.40.1'), { timeout: 90_000, interval: 1000 }).toMatch(/^10\.0\.40\.(\d|[1-9]\d|1[0-5]\d|16[0-8])$/);
+    await peer.run(['/usr/sbin/ip', 'route', 'replace', `${upstream}/32`, 'dev', await peerDeviceTowards('10.0.40.1')]);
+    await expect.poll(async () => (await peerRequest(upstream, UPSTREAM.httpPort, '/')).status, { timeout: 30_000, interval: 1000 }).toBe(200);
+    expect(await peer.ping('10.0.40.1')).toBe(true);
+
+    // Expired while online: the session is ended (its client would redial into the notice).
+    await admin.write('auth/userauth', { action: 'update', id: await accountId('dslold1'), duetime: '2020-01-01' });
+    await expect.poll(() => peerAddressTowards('10.0.40.1'), { timeout: 90_000, interval: 1000 }).toBe('');
+
+    // Option off: the expired account is left out of the secrets and its dial is refused.
+    await admin.write('auth/pppoe', { remindexpired: false });
+    await expect.poll(chapSecrets, { timeout: 60_000, interval: 1000 }).not.toContain('"dslold1"');
+    const refused = await pppoeDial('dslold1', 'DslOld1234');
+    expect(refused.code).not.toBe(0);
+    expect(await peerAddressTowards('10.0.40.1')).toBe('');
   });
 
   test('an L2TP/IPsec client brings up IPsec with the key and dials inside it; plain L2TP is refused meanwhile', async () => {

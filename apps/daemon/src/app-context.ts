@@ -8,6 +8,8 @@ import type { LiveStatusSource } from './drivers/live-source.js';
 import type { ConfigService } from './config/config-service.js';
 import type { BackupPart } from './config/backup-part.js';
 import type { LogBook } from './config/log-book.js';
+import type { SignalBus } from './config/domain-signals.js';
+import type { RenderEnv } from './config/domain-module.js';
 
 /** The services a domain works with; built once in app.ts and passed down. */
 export interface AppContext {
@@ -26,4 +28,8 @@ export interface AppContext {
   backupParts: ReadonlyMap<string, BackupPart>;
   /** The device's named logs: domains append to them or provide their own entries (config/log-book.ts). */
   logs: LogBook;
+  /** Run-time signals one domain raises and others follow (config/domain-signals.ts). */
+  signals: SignalBus;
+  /** Every module's values for an extension point, in domain-list order (runtime services read them too). */
+  contributions: RenderEnv['contributions'];
 }

@@ -10,6 +10,7 @@ import { registerApiEnvelope } from './plugins/api-envelope.js';
 import { schemaControllerOptions } from './plugins/zod-compilers.js';
 import { registerSecurityGuard } from './plugins/security-guard.js';
 import { registerStaticFiles } from './plugins/static-files.js';
+import { registerWebSocketUpgrades } from './plugins/websocket-upgrade.js';
 import { registerOpenApiRoute } from './plugins/openapi-document.js';
 import type { RouteEntry } from './plugins/route-policy.js';
 import { AccountStore } from './plugins/account-store.js';
@@ -26,8 +27,9 @@ import { registerJournalRoutes } from './config/journal-routes.js';
 import { registerConfirmRoutes } from './config/confirm-routes.js';
 import { registryOf } from './config/config-domains.js';
 import { LogBook } from './config/log-book.js';
+import { SignalBus } from './config/domain-signals.js';
 import type { CappedLogLimits } from './engine/capped-log.js';
-import { collectBackupParts, withUnavailablePages, type DomainModule, type RuntimeService } from './config/domain-module.js';
+import { collectBackupParts, collectContributions, withUnavailablePages, type DomainModule, type RuntimeService } from './config/domain-module.js';
 import { DOMAIN_MODULES, type DomainDeps } from './domain-list.js';
 
 /** Services a caller may replace; tests pass a clock, a counting hasher or a fake live source. */
@@ -119,6 +121,8 @@ export async function buildApp(given: Settings, deps: AppDeps = {}): Promise<Fas
       }),
       backupParts: collectBackupParts(modules),
       logs: new LogBook(join(settings.stateDir, 'logs'), now, deps.logLimits, (error) => app?.log.error({ err: error }, 'log entry not written')),
+      signals: new SignalBus((error, signal) => app?.log.warn({ err: error, signal }, 'a signal follower failed')),
+      contributions: collectContributions(modules, settings),
     };
     config = ctx.config;
 
@@ -140,6 +144,7 @@ export async function buildApp(given: Settings, deps: AppDeps = {}): Promise<Fas
     // Cookies are parsed by an onRequest hook that must run before the guard's.
     await app.register(fastifyCookie);
     registerSecurityGuard(app, ctx, routes);
+    registerWebSocketUpgrades(app);
 
     const bindings = Object.assign({}, ...modules.map((module) => module.bindings?.(ctx) ?? {}));
     registerEntityRoutes(app, ctx, ENTITIES, bindings);

@@ -24,8 +24,10 @@ import { remoteAccessModule } from './domains/remote-access/remote-access-module
 import { netParamModule } from './domains/net-param/net-param-module.js';
 import { remoteSyslogModule } from './domains/remote-syslog/remote-syslog-module.js';
 import { diagnosisModule } from './domains/diagnosis/diagnosis-module.js';
+import { rttyModule } from './domains/rtty/rtty-module.js';
 import { systemInfoModule } from './domains/system-info/system-info-module.js';
 import { healthModule } from './domains/health/health-module.js';
+import { emailNoticeModule } from './domains/email-notice/email-notice-module.js';
 import { logsModule } from './domains/logs/logs-module.js';
 import { licenseModule } from './domains/license/license-module.js';
 
@@ -56,8 +58,10 @@ export const DOMAIN_MODULES = [
   netParamModule,
   remoteSyslogModule,
   diagnosisModule,
+  rttyModule,
   systemInfoModule,
   healthModule,
+  emailNoticeModule,
   maintainModule,
   logsModule,
   licenseModule,

@@ -54,6 +54,18 @@ export interface Settings {
   licenseUrl?: string;
   /** Ed25519 public key (PEM) licence files must be signed with. */
   licenseKeyFile?: string;
+  /**
+   * The program the browser terminal (/rtty) runs on its PTY, as an argument vector: the
+   * device's own sign-in by default, as OpenWrt's rtty does. Never run through a shell.
+   */
+  rttyCommand?: readonly string[];
+}
+
+/** An argument vector split on spaces (no quoting, no shell); its program an absolute path. */
+function commandVector(env: NodeJS.ProcessEnv, name: string, fallback: string): string[] {
+  const argv = (env[name]?.trim() || fallback).split(/\s+/);
+  if (!argv[0]!.startsWith('/')) throw new SettingsError(`${name} must start with an absolute program path, got "${argv[0]}"`);
+  return argv;
 }
 
 /** An http(s) address or empty; anything else stops the start. */
@@ -156,5 +168,6 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     firmwareKeyFile: resolve(env.PORTICO_FIRMWARE_KEY?.trim() || '/etc/portico/keys/firmware-signing.pem'),
     licenseUrl: serviceUrl(env, 'PORTICO_LICENSE_URL'),
     licenseKeyFile: resolve(env.PORTICO_LICENSE_KEY?.trim() || '/etc/portico/keys/license-signing.pem'),
+    rttyCommand: commandVector(env, 'PORTICO_RTTY_COMMAND', '/bin/login'),
   };
 }

@@ -2,10 +2,11 @@ import { createSocket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hotspotCmcc } from '@portico/schema';
 import { AUTH_ERR, LOGOUT_ERR } from '../src/domains/hotspot/cmcc/cmcc-ac.js';
-import { PORTAL_ATTR, PORTAL_TYPE, textAttribute } from '../src/domains/hotspot/cmcc/cmcc-packet.js';
+import { chapResponse, decodePortalPacket, PORTAL_ATTR, PORTAL_TYPE, portalAttribute, textAttribute } from '../src/domains/hotspot/cmcc/cmcc-packet.js';
 import { SimDataplane } from '../src/domains/hotspot/hotspot-dataplane.js';
 import { adminClient, get, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
-import { PortalPeer, SECRET } from './hotspot-cmcc-fixture.js';
+import { PortalPeer, SECRET, until } from './hotspot-cmcc-fixture.js';
+import { forgetSealedPassword } from './local-user-fixture.js';
 
 /**
  * CMCC through the daemon: a zone of auth model cmcc sends captive clients to cmccurl with
@@ -106,11 +107,20 @@ describe('a zone of auth model cmcc', () => {
     expect((await peer.exchange(peer.build(PORTAL_TYPE.REQ_LOGOUT, CLIENT))).errCode).toBe(LOGOUT_ERR.failed);
   });
 
-  test('a wrong password or unknown user is rejected; CHAP cannot be checked without the clear password; a client of no cmcc zone is not admitted', async () => {
+  test('REQ_AUTH (CHAP) with a local account is checked against its sealed password and admits the user', async () => {
+    const { ack } = await peer.chapLogin(CLIENT, 'alice', 'Secret123');
+    expect(ack.type).toBe(PORTAL_TYPE.ACK_AUTH);
+    expect(ack.errCode).toBe(AUTH_ERR.success);
+    expect(engine().session(CLIENT)).toMatchObject({ kind: 'cmcc', zone: 'carrier', mac: CLIENT_MAC, account: 'cmcc:alice' });
+    expect((await peer.exchange(peer.build(PORTAL_TYPE.REQ_LOGOUT, CLIENT))).errCode).toBe(LOGOUT_ERR.success);
+    expect(engine().session(CLIENT)).toBeUndefined();
+  });
+
+  test('a wrong password or unknown user is rejected, by PAP or CHAP; a client of no cmcc zone is not admitted', async () => {
     expect((await papAuth(CLIENT, 'alice', 'wrong-pass')).errCode).toBe(AUTH_ERR.rejected);
     expect((await papAuth(CLIENT, 'nobody', 'whatever')).errCode).toBe(AUTH_ERR.rejected);
-    const { ack } = await peer.chapLogin(CLIENT, 'alice', 'Secret123');
-    expect(ack.errCode).toBe(AUTH_ERR.failed);
+    expect((await peer.chapLogin(CLIENT, 'alice', 'Secret124')).ack.errCode).toBe(AUTH_ERR.rejected);
+    expect((await peer.chapLogin(CLIENT, 'nobody', 'Secret123')).ack.errCode).toBe(AUTH_ERR.rejected);
     expect((await papAuth('10.99.0.5', 'alice', 'Secret123')).errCode).toBe(AUTH_ERR.failed);
     expect(engine().session(CLIENT)).toBeUndefined();
     expect(engine().session('10.99.0.5')).toBeUndefined();
@@ -144,5 +154,59 @@ describe('a zone of auth model cmcc', () => {
     expect(await h.app.hotspot.cmcc.sync(true)).not.toBeNull();
     expect((await papAuth(CLIENT, 'alice', 'Secret123')).errCode).toBe(AUTH_ERR.success);
     expect(engine().session(CLIENT)?.kind).toBe('cmcc');
+  });
+
+  test('an account made before passwords were sealed fails CHAP with the reason, is named in the auth log, and still signs in by PAP', async () => {
+    // An address of its own: the wrong guesses of the tests above count against CLIENT.
+    const OTHER = '192.168.11.61';
+    const user = { action: 'add', username: 'oldtimer', password: 'Oldtimer1', confirm: 'Oldtimer1', usernum: 0 };
+    expect(json(await post(h.app, admin, '/api/auth/userauth', user)).success).toBe(true);
+    forgetSealedPassword(h.stateDir, 'oldtimer');
+    const { ack } = await peer.chapLogin(OTHER, 'oldtimer', 'Oldtimer1');
+    expect(ack.errCode).toBe(AUTH_ERR.rejected);
+    expect(portalAttribute(ack, PORTAL_ATTR.TextInfo)?.toString()).toBe('portal.error.needPassword');
+    expect(engine().session(OTHER)).toBeUndefined();
+    const log = json(await get(h.app, admin, '/api/sysconf/log?name=auth&size=20')).data.items as Array<{ key: string; values: Record<string, string> }>;
+    expect(log.find((entry) => entry.key === 'logs.auth.chapNeedsPassword')?.values).toEqual({ account: 'oldtimer' });
+    expect((await papAuth(OTHER, 'oldtimer', 'Oldtimer1')).errCode).toBe(AUTH_ERR.success);
+    expect((await peer.exchange(peer.build(PORTAL_TYPE.REQ_LOGOUT, OTHER))).errCode).toBe(LOGOUT_ERR.success);
+    // A new password seals it: CHAP works from then on.
+    const id = (json(await get(h.app, admin, '/api/auth/userauth')).data.items as Array<{ id: string; username: string }>).find((u) => u.username === 'oldtimer')!.id;
+    expect(json(await post(h.app, admin, '/api/auth/userauth', { action: 'update', id, password: 'Oldtimer2', confirm: 'Oldtimer2' })).success).toBe(true);
+    expect((await peer.chapLogin(OTHER, 'oldtimer', 'Oldtimer2')).ack.errCode).toBe(AUTH_ERR.success);
+    expect((await peer.exchange(peer.build(PORTAL_TYPE.REQ_LOGOUT, OTHER))).errCode).toBe(LOGOUT_ERR.success);
+  });
+
+  test('a parallel burst of wrong CHAP answers for one account from many addresses checks at most five; then the right one is refused', async () => {
+    const user = { action: 'add', username: 'carol', password: 'CarolPass1', confirm: 'CarolPass1', usernum: 0 };
+    expect(json(await post(h.app, admin, '/api/auth/userauth', user)).success).toBe(true);
+    const checksBefore = h.app.hotspot.cmcc.state().stats!.checks;
+    const addresses = Array.from({ length: 12 }, (_, i) => `192.168.11.${100 + i}`);
+    const requests = new Map<string, Buffer>();
+    for (const ip of addresses) {
+      const challenge = await peer.exchange(peer.build(PORTAL_TYPE.REQ_CHALLENGE, ip));
+      const value = portalAttribute(challenge, PORTAL_ATTR.Challenge)!;
+      const attributes = [textAttribute(PORTAL_ATTR.UserName, 'carol'), { type: PORTAL_ATTR.ChapPassWord, value: chapResponse(challenge.reqId, `wrong-${ip}`, value) }];
+      requests.set(ip, peer.build(PORTAL_TYPE.REQ_AUTH, ip, { reqId: challenge.reqId, attributes }));
+    }
+    // All twelve at once: their answers come back in any order, each signed over its own request.
+    for (const request of requests.values()) peer.send(request);
+    await until(() => peer.inbox.length === addresses.length);
+    const answers = peer.inbox.splice(0).map(({ bytes }) => {
+      const request = requests.get([...bytes.subarray(8, 12)].join('.'))!;
+      const decoded = decodePortalPacket(bytes, { version: 2, secret: SECRET, requestAuthenticator: request.subarray(16, 32) });
+      if (!decoded.ok) throw new Error(decoded.code);
+      return decoded.packet;
+    });
+    expect(answers.map((a) => a.errCode)).toEqual(addresses.map(() => AUTH_ERR.rejected));
+    // Each try was reserved before its check: the limiter let five through, the rest were never checked.
+    expect(h.app.hotspot.cmcc.state().stats!.checks - checksBefore).toBe(5);
+    const right = await peer.chapLogin('192.168.11.120', 'carol', 'CarolPass1');
+    expect(right.ack.errCode).toBe(AUTH_ERR.rejected);
+    expect(engine().session('192.168.11.120')).toBeUndefined();
+    // After the lock the right answer signs in.
+    h.clock.advance(301);
+    expect((await peer.chapLogin('192.168.11.120', 'carol', 'CarolPass1')).ack.errCode).toBe(AUTH_ERR.success);
+    expect(engine().session('192.168.11.120')).toMatchObject({ kind: 'cmcc', account: 'cmcc:carol' });
   });
 });

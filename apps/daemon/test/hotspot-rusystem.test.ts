@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { hotspotCmcc, hotspotRusystem, hotspotWifidog, hotspotZone } from '@portico/schema';
 import { hotspotConfigOf } from '../src/domains/hotspot/hotspot-config.js';
 import { SimDataplane } from '../src/domains/hotspot/hotspot-dataplane.js';
 import { uamChapResponse, uamChecksum, uamDecodePap, uamEncodePap, uamServerUrl } from '../src/domains/hotspot/rusystem/rusystem-uam.js';
 import { adminClient, get, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
 import { fromClient } from './hotspot-fixture.js';
+import { forgetSealedPassword } from './local-user-fixture.js';
+import { LocalUserStore } from '../src/domains/hotspot-config/local-user-store.js';
 
 /**
  * RU system (UAM in the style of CoovaChilli): the challenge, `md` checksum and PAP/CHAP
@@ -170,7 +172,40 @@ describe('a zone of auth model rusystem', () => {
     expect(engine().session(CLIENT)).toBeUndefined();
   });
 
-  test('failures: wrong password, unknown user, CHAP, no challenge, another device; each with a fresh challenge', async () => {
+  test('a CHAP logon (response=) with a local account is checked against its sealed password and signs the client in', async () => {
+    const challenge = Buffer.from((await notyet()).get('challenge')!, 'hex');
+    const ok = await logon({ username: 'alice', response: uamChapResponse('Secret123', challenge, SECRET), userurl: 'http://example.com/' });
+    expect(ok.get('res')).toBe('success');
+    expect(engine().session(CLIENT)).toMatchObject({ kind: 'rusystem', account: 'rusystem:alice', mac: CLIENT_MAC });
+    await portal().inject({ method: 'GET', url: '/logoff', ...fromClient(CLIENT) });
+    expect(engine().session(CLIENT)).toBeUndefined();
+    // After a wrong response, the failure's fresh challenge takes the right one (an address of its
+    // own: the failures below count against CLIENT).
+    const ip = '192.168.11.76';
+    const again = Buffer.from((await notyet(ip)).get('challenge')!, 'hex');
+    const wrong = await logon({ username: 'alice', response: uamChapResponse('Secret124', again, SECRET) }, ip);
+    expect(wrong.get('reply')).toBe('portal.error.userOrPassword');
+    const right = await logon({ username: 'alice', response: uamChapResponse('Secret123', Buffer.from(wrong.get('challenge')!, 'hex'), SECRET) }, ip);
+    expect(right.get('res')).toBe('success');
+    await portal().inject({ method: 'GET', url: '/logoff', ...fromClient(ip) });
+  });
+
+  test('an account made before passwords were sealed fails CHAP with the reason and still signs in by PAP', async () => {
+    const ip = '192.168.11.75';
+    const user = { action: 'add', username: 'oldtimer', password: 'Oldtimer1', confirm: 'Oldtimer1', usernum: 0 };
+    expect(json(await post(h.app, admin, '/api/auth/userauth', user)).success).toBe(true);
+    forgetSealedPassword(h.stateDir, 'oldtimer');
+    let q = await notyet(ip);
+    const failed = await logon({ username: 'oldtimer', response: uamChapResponse('Oldtimer1', Buffer.from(q.get('challenge')!, 'hex'), SECRET) }, ip);
+    expect(failed.get('res')).toBe('failed');
+    expect(failed.get('reply')).toBe('portal.error.needPassword');
+    expect(engine().session(ip)).toBeUndefined();
+    q = await notyet(ip);
+    expect((await logon({ username: 'oldtimer', password: uamEncodePap('Oldtimer1', Buffer.from(q.get('challenge')!, 'hex'), SECRET) }, ip)).get('res')).toBe('success');
+    await engine().kick(ip);
+  });
+
+  test('failures: wrong password, unknown user, wrong CHAP response, no challenge, another device; each with a fresh challenge', async () => {
     let q = await notyet();
     let failed = await logon({ username: 'alice', password: uamEncodePap('wrong-one', Buffer.from(q.get('challenge')!, 'hex'), SECRET) });
     expect(failed.get('res')).toBe('failed');
@@ -185,8 +220,9 @@ describe('a zone of auth model rusystem', () => {
     failed = await logon({ username: 'nobody', password: uamEncodePap('Secret123', Buffer.from(q.get('challenge')!, 'hex'), SECRET) });
     expect(failed.get('reply')).toBe('portal.error.userOrPassword');
     q = await notyet();
-    failed = await logon({ username: 'alice', response: uamChapResponse('Secret123', Buffer.from(q.get('challenge')!, 'hex'), SECRET) });
+    failed = await logon({ username: 'alice', response: uamChapResponse('Secret124', Buffer.from(q.get('challenge')!, 'hex'), SECRET) });
     expect(failed.get('res')).toBe('failed');
+    expect(failed.get('reply')).toBe('portal.error.userOrPassword');
     // A password encoded with another secret decodes to garbage and signs nobody in.
     q = await notyet();
     failed = await logon({ username: 'alice', password: uamEncodePap('Secret123', Buffer.from(q.get('challenge')!, 'hex'), 'other') });
@@ -219,6 +255,26 @@ describe('a zone of auth model rusystem', () => {
     expect(engine().session(ip)).toBeUndefined();
     // The limiter was asked before every check: never more than five wrong guesses went through.
     expect(replies.filter((r) => r === 'portal.error.userOrPassword').length).toBeLessThanOrEqual(5);
+  });
+
+  test('guessing: a parallel burst of wrong CHAP responses checks at most five, then the right response is refused too', async () => {
+    const ip = '192.168.11.74';
+    const checks = vi.spyOn(LocalUserStore.prototype, 'verifyLocalUserChap');
+    let next = (await notyet(ip)).get('challenge')!;
+    const burst = await Promise.all(
+      Array.from({ length: 12 }, () => logon({ username: 'alice', response: uamChapResponse('bad-pass', Buffer.from(next, 'hex'), SECRET) }, ip)),
+    );
+    const replies = burst.map((r) => r.get('reply'));
+    expect(replies.every((r) => r === 'portal.error.userOrPassword' || r === 'portal.error.tooMany' || r === 'portal.error.authFailed')).toBe(true);
+    expect(replies.filter((r) => r === 'portal.error.userOrPassword').length).toBeLessThanOrEqual(5);
+    next = burst.at(-1)!.get('challenge')!;
+    for (let i = 0; i < 6; i++) next = (await logon({ username: 'alice', response: uamChapResponse('bad-pass', Buffer.from(next, 'hex'), SECRET) }, ip)).get('challenge')!;
+    const right = await logon({ username: 'alice', response: uamChapResponse('Secret123', Buffer.from(next, 'hex'), SECRET) }, ip);
+    expect(right.get('reply')).toBe('portal.error.tooMany');
+    expect(engine().session(ip)).toBeUndefined();
+    // Each try was reserved before its check: five wrong responses were checked, nothing after.
+    expect(checks).toHaveBeenCalledTimes(5);
+    checks.mockRestore();
   });
 
   test('a blocked device is refused', async () => {

@@ -182,7 +182,7 @@ describe('dnsmasq ipset sections in /etc/config/dhcp', () => {
   });
 
   it('joins the dhcp package as valid UCI, matching its golden file', () => {
-    const dhcp = renderOpenwrtNetwork(networkConfigOf(snapshot), qosOpenwrtDhcp(snapshot, plan))
+    const dhcp = renderOpenwrtNetwork(networkConfigOf(snapshot), { sections: qosOpenwrtDhcp(snapshot, plan) })
       .flatMap((o) => o.files)
       .find((f) => f.target === OPENWRT_NETWORK_FILES.dhcp)!;
     expect(checkUci(dhcp.content)).toBeNull();

@@ -35,7 +35,7 @@ afterAll(async () => {
 
 describe('console and portal bundles', () => {
   test('index.html is served for / and for client-side routes, revalidated every time', async () => {
-    for (const url of ['/', '/login', '/modpwd', '/netconf/dhcpserver/edit', '/system/usermanagement?x=1']) {
+    for (const url of ['/', '/login', '/modpwd', '/rtty', '/netconf/dhcpserver/edit', '/system/usermanagement?x=1']) {
       const res = await get(h.app, null, url);
       expect(res.statusCode, url).toBe(200);
       expect(res.body, url).toContain('<title>console</title>');
@@ -67,7 +67,7 @@ describe('console and portal bundles', () => {
 
   test('portal pages and assets asked of the console go to the portal listener on the same host', async () => {
     const portalPort = h.settings.portalPort;
-    for (const url of ['/auth/portal?url=http%3A%2F%2Fexample.com%2F', '/notice/expired', '/terminal/user/login', '/user', '/user/mgr', '/rtty', '/auth', '/portal-assets/index-Zz9.js']) {
+    for (const url of ['/auth/portal?url=http%3A%2F%2Fexample.com%2F', '/notice/expired', '/terminal/user/login', '/user', '/user/mgr', '/auth', '/portal-assets/index-Zz9.js']) {
       const res = await get(h.app, null, url, { host: `192.168.11.1:${h.settings.port}` });
       expect(res.statusCode, url).toBe(302);
       expect(res.headers.location, url).toBe(`http://192.168.11.1:${portalPort}${url}`);

@@ -11,6 +11,8 @@ import { OPENWRT_SYSTEM_FILE, posixTimezone, ZoneError } from '../src/domains/sy
 import { checkUci } from '../src/engine/uci-check.js';
 import { parseUci } from '../src/engine/uci-format.js';
 import { HOSTILE_STRINGS } from '@portico/schema/testing';
+import { OPENWRT_NETWORK_FILES } from '../src/domains/network/network-openwrt.js';
+import { firewallSnapshot } from './firewall-fixture.js';
 
 function single(entity: AnyEntity, input: Record<string, unknown>) {
   const parsed = writeSchema(entity, 'update').safeParse(input);
@@ -210,5 +212,28 @@ describe('applying /etc/config/system', () => {
     await expect(applier.apply(['system-time'], { systemHost: [{ id: '', data: { hostname: "x'\nconfig evil" } }] })).rejects.toThrow();
     expect(readFileSync(join(root, 'etc/config/system'), 'utf8')).toBe("config system\n\toption hostname 'old'\n");
     expect(commands).toEqual([]);
+  });
+});
+
+describe('the LAN NTP server announced on OpenWrt', () => {
+  /** Each LAN `dhcp` section's `dhcp_option` values in the rendered /etc/config/dhcp. */
+  function lanDhcpOptions(ntpServer: boolean): string[][] {
+    const snapshot = firewallSnapshot({ systemTime: { timezone: 'Asia/Shanghai', ntp_client: true, ntp_servers: ['0.pool.ntp.org'], ntp_server: ntpServer } });
+    const dhcp = registry
+      .renderEach(['network'], snapshot)
+      .flatMap((entry) => entry.outputs ?? [])
+      .flatMap((output) => output.files)
+      .find((file) => file.target === OPENWRT_NETWORK_FILES.dhcp)!.content;
+    expect(checkUci(dhcp)).toBeNull();
+    return parseUci(dhcp)
+      .filter((section) => section.type === 'dhcp' && section.options.ignore !== '1')
+      .map((section) => [section.options.dhcp_option ?? []].flat());
+  }
+
+  test('as DHCP option 42 (dnsmasq puts its own address for 0.0.0.0) on every LAN, only while the server is on', () => {
+    const on = lanDhcpOptions(true);
+    expect(on.length).toBeGreaterThan(0);
+    for (const options of on) expect(options).toContain('42,0.0.0.0');
+    for (const options of lanDhcpOptions(false)) expect(options).not.toContain('42,0.0.0.0');
   });
 });

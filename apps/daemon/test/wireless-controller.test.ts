@@ -455,6 +455,32 @@ describe('wireless controller', () => {
       expect(controller.stations()).toHaveLength(2);
     });
 
+    it('gives back each station as reported: MACs of any value, absent figures, host names on some only, per SSID', async () => {
+      const device = await adoptedDevice();
+      device.send('state', {
+        uuid: 1,
+        state: {
+          interfaces: [
+            {
+              name: 'lan',
+              ssids: [
+                { ssid: 'A', bssid: '02:dd:00:00:00:01', band: '2G', associations: [{ station: '00:00:00:00:00:00' }, { station: 'FF:FF:FF:FF:FF:FE', rssi: -120, hostname: '' }] },
+                { ssid: 'B', bssid: '02:dd:00:00:00:02', mode: 'wds-ap', associations: [{ station: '0a:1b:2c:3d:4e:5f', rx_rate: {}, tx_bytes: Number.MAX_SAFE_INTEGER, hostname: 'cpe' }] },
+              ],
+            },
+          ],
+        },
+      });
+      await settle();
+      const base = { serial, rssi: null, rxRate: null, txRate: null, rxBytes: 0, txBytes: 0, connectedSeconds: 0, hostname: null };
+      expect(controller.stationsOf(serial)).toEqual([
+        { ...base, ssid: 'A', bssid: '02:dd:00:00:00:01', band: '2G', mac: '00:00:00:00:00:00' },
+        { ...base, ssid: 'A', bssid: '02:dd:00:00:00:01', band: '2G', mac: 'ff:ff:ff:ff:ff:fe', rssi: -120, hostname: '' },
+        { ...base, ssid: 'B', bssid: '02:dd:00:00:00:02', band: null, mac: '0a:1b:2c:3d:4e:5f', txBytes: Number.MAX_SAFE_INTEGER, hostname: 'cpe' },
+      ]);
+      expect(controller.stationCount()).toBe(3);
+    });
+
     it('keeps health, device logs, crash logs and events', async () => {
       const device = await adoptedDevice();
       device.send('healthcheck', { uuid: 1, sanity: 73 });

@@ -14,7 +14,8 @@ export type PortalPage =
 /**
  * The public routes of spec §2. The self-service pages answer both under /terminal/user and
  * under /user (where the daemon also serves them); the parents show their first child.
- * The social-login callback and /rtty belong to features this bundle does not carry.
+ * The social-login callback belongs to a feature this bundle does not carry; /rtty is the
+ * console's (the browser terminal needs an administrator's session).
  */
 const ROUTES: Record<string, PortalPage> = {
   '/': 'authPortal',
@@ -25,7 +26,6 @@ const ROUTES: Record<string, PortalPage> = {
   '/notice': 'noticeLocal',
   '/notice/expired': 'noticeExpired',
   '/notice/local': 'noticeLocal',
-  '/rtty': 'notAvailable',
 };
 
 const USER_PAGES: Record<string, PortalPage> = {

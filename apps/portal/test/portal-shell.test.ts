@@ -35,7 +35,7 @@ describe('routes', () => {
     ['/user/cpwd', 'userCpwd'],
     ['/user/mgr', 'userMgr'],
     ['/user/mgrsuc', 'userMgrsuc'],
-    ['/rtty', 'notAvailable'],
+    ['/rtty', null],
     ['/users', null],
     ['/user/admin', null],
     ['/api/login', null],
@@ -47,7 +47,7 @@ describe('routes', () => {
     portal = await mountPortal('/nowhere');
     expect(portal.byTestId('portal-not-found').textContent).toBe(enUS.notFound);
     portal.unmount();
-    portal = await mountPortal('/rtty');
+    portal = await mountPortal('/auth/social/callback');
     expect(portal.byTestId('portal-not-available').textContent).toBe(enUS.notAvailable);
   });
 

@@ -8,6 +8,7 @@ export * from './common/index.js';
 export * from './system/admin-user.js';
 export * from './system/system-settings.js';
 export * from './system/firmware-status.js';
+export * from './system/terminal-protocol.js';
 export * from './wifi/index.js';
 export * from './menu/menu-map.js';
 export * from './menu/menu-build.js';

@@ -237,9 +237,9 @@ describe('findMenuChild', () => {
 });
 
 describe('PUBLIC_ROUTES', () => {
-  it('lists the spec public routes; the console serves only sign-in pages', () => {
+  it('lists the spec public routes; the console serves the sign-in pages and the browser terminal', () => {
     const console = PUBLIC_ROUTES.filter((r) => r.app === 'console').map((r) => r.path);
-    expect(console).toEqual(['/login', '/modpwd']);
+    expect(console).toEqual(['/login', '/modpwd', '/rtty']);
     for (const p of ['/terminal/user/mgrsuc', '/auth/social/callback', '/notice/local', '/rtty', '/user']) {
       expect(isPublicRoute(p), p).toBe(true);
     }

@@ -51,7 +51,7 @@ function failRequest(kind: ApiErrorKind, path: string, status?: number): never {
 }
 
 /** Sends a request and reads the envelope; transport and HTTP failures end here. */
-async function exchange<T>(path: string, url: string, init: RequestInit): Promise<ApiReply<T>> {
+async function exchange<T>(path: string, url: string, init: RequestInit, toLogin = true): Promise<ApiReply<T>> {
   let response: Response;
   try {
     response = await fetch(url, { credentials: 'same-origin', ...init });
@@ -59,7 +59,7 @@ async function exchange<T>(path: string, url: string, init: RequestInit): Promis
     failRequest('network', path);
   }
   if (response.status === 401) {
-    redirectToLogin();
+    if (toLogin) redirectToLogin();
     throw new ApiError('unauthorized', path, 401);
   }
   if (!response.ok) failRequest('http', path, response.status);
@@ -71,7 +71,7 @@ async function exchange<T>(path: string, url: string, init: RequestInit): Promis
   }
   if (!isReply(reply)) failRequest('invalid', path, response.status);
   if (!reply.success && reply.msg === MSG.unauthorized) {
-    redirectToLogin();
+    if (toLogin) redirectToLogin();
     throw new ApiError('unauthorized', path, response.status, reply);
   }
   return reply as ApiReply<T>;
@@ -99,6 +99,16 @@ export async function apiGet<T>(path: string, params?: QueryParams): Promise<T> 
     throw new ApiError('failed', path, undefined, reply);
   }
   return reply.data as T;
+}
+
+/**
+ * Reads GET /api/<path> for a page outside the console that says itself when no one is
+ * signed in (the browser terminal): resolves with the whole reply, a refusal included, without
+ * a notice; rejects with kind `unauthorized` without going to /login. Transport and HTTP
+ * failures are reported as for every call.
+ */
+export function apiGetReply<T>(path: string): Promise<ApiReply<T>> {
+  return exchange<T>(path, apiUrl(path), { method: 'GET', headers: { accept: 'application/json' } }, false);
 }
 
 /**

@@ -61,4 +61,5 @@ export const ENTITY_ROUTES: readonly string[] = [
   '/vpnserver/pptpservice',
   '/vpnserver/l2tpservice',
   '/hotspot/ppoeservice',
+  '/security/emailnotice',
 ];

@@ -4,6 +4,8 @@ import { useSessionStore } from '../state/session-store.js';
 export const LOGIN_PATH = '/login';
 export const CHANGE_PASSWORD_PATH = '/modpwd';
 export const HOME_PATH = '/dashboard';
+/** The browser terminal, outside the shell (spec §2 public routes). */
+export const RTTY_PATH = '/rtty';
 
 type Navigate = (to: string, options?: { replace?: boolean }) => void;
 

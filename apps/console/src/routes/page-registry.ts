@@ -58,6 +58,7 @@ export const CUSTOM_PAGES: Readonly<Record<string, LazyPage>> = {
   '/hotspot/ppoeservice': lazy(() => import('../pages/vpn-server/ppp-server-page.js').then((m) => ({ default: m.PppoeServerPage }))),
   '/security/health': lazy(() => import('../pages/security/health-page.js')),
   '/security/examination': lazy(() => import('../pages/security/examination-page.js')),
+  '/security/emailnotice': lazy(() => import('../pages/security/email-notice-page.js')),
   ...HOTSPOT_PAGES,
   ...AUDIT_PAGES,
 };

@@ -23,7 +23,6 @@ export const UNBUILT_PAGES: readonly string[] = [
   '/appcenter/switches',
   '/appcenter/onvif',
   '/appcenter/phtunnel',
-  '/security/emailnotice',
 ];
 
 const unbuilt = new Set(UNBUILT_PAGES);

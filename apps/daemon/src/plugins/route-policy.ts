@@ -19,6 +19,8 @@ export interface RoutePolicy {
    * not listed falls back to `module`, and the route's validation refuses it.
    */
   pageBy?: { field: string; pages: Readonly<Record<string, string>> };
+  /** The effect of a WebSocket upgrade of the route (`config.websocket`), when it differs from `effect`. */
+  upgradeEffect?: RouteEffect;
   /** Answered while the account must still change its password. */
   duringPasswordChange?: boolean;
 }
@@ -47,6 +49,11 @@ declare module 'fastify' {
     public?: boolean;
     /** For public routes: use the caller's session when there is a valid one. */
     session?: 'optional';
+    /**
+     * A WebSocket route (plugins/websocket-upgrade.ts): an upgrade reaches it through the same
+     * guard as any request, and must also carry the session's CSRF token (as a subprotocol).
+     */
+    websocket?: boolean;
     doc?: RouteDoc;
   }
   interface FastifyRequest {

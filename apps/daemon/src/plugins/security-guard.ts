@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   accessIpAllows,
   CSRF_HEADER,
+  CSRF_PROTOCOL_PREFIX,
   allModules,
   MSG,
   pagePermission,
@@ -55,6 +56,18 @@ function sameToken(a: string, b: string): boolean {
 
 function isApi(url: string): boolean {
   return url === '/api' || url.startsWith('/api/') || url.startsWith('/api?');
+}
+
+function isUpgrade(request: FastifyRequest): boolean {
+  return request.headers.upgrade?.toLowerCase() === 'websocket';
+}
+
+/** The CSRF token a WebSocket upgrade offers among its subprotocols (`csrf.<token>`). */
+function protocolToken(request: FastifyRequest): string | undefined {
+  const offered = request.headers['sec-websocket-protocol'];
+  if (typeof offered !== 'string') return undefined;
+  const names = offered.split(',').map((name) => name.trim());
+  return names.find((name) => name.startsWith(CSRF_PROTOCOL_PREFIX))?.slice(CSRF_PROTOCOL_PREFIX.length);
 }
 
 function fail(reply: FastifyReply, status: number, msg: string): FastifyReply {
@@ -129,7 +142,8 @@ export function registerSecurityGuard(app: FastifyInstance, ctx: GuardContext, r
     if (host === null || !hostAllowed(host)) return fail(reply, 421, 'msg.badHost');
 
     const api = isApi(request.url);
-    if (api && foreignOrigin(request)) return fail(reply, 403, MSG.csrf);
+    // Browsers send Origin on every WebSocket upgrade and never check it themselves.
+    if ((api || isUpgrade(request)) && foreignOrigin(request)) return fail(reply, 403, MSG.csrf);
 
     const config = request.routeOptions.config;
     const policy = config.policy;
@@ -139,15 +153,17 @@ export function registerSecurityGuard(app: FastifyInstance, ctx: GuardContext, r
     if (policy || config.session === 'optional') request.auth = authenticate(request);
     const auth = request.auth;
     if (policy && !auth) return fail(reply, 401, MSG.unauthorized);
-    if (auth && request.method === 'POST') {
-      const token = request.headers[CSRF_HEADER];
+    // A WebSocket opens a channel that writes: its upgrade carries the token like a POST.
+    const upgrade = config.websocket === true && isUpgrade(request);
+    if (auth && (request.method === 'POST' || upgrade)) {
+      const token = upgrade ? protocolToken(request) : request.headers[CSRF_HEADER];
       if (typeof token !== 'string' || !sameToken(token, auth.session.csrf)) return fail(reply, 403, MSG.csrf);
     }
     if (!policy || !auth) return;
     if (auth.account.mustChangePassword && !policy.duringPasswordChange) return fail(reply, 200, MSG.changePassword);
     // Routes whose effect or page depends on the body are checked once the body is parsed.
     if ((policy.actionEffects || policy.pageBy) && request.method === 'POST') return;
-    return checkEffect(request, reply, policy, policy.effect);
+    return checkEffect(request, reply, policy, upgrade ? (policy.upgradeEffect ?? policy.effect) : policy.effect);
   });
 
   app.addHook('preValidation', async (request, reply) => {

@@ -35,6 +35,8 @@ export function hashSessionId(id: string): string {
 const TOUCH_INTERVAL_MS = 10_000;
 
 export class SessionStore {
+  private readonly revokeListeners = new Set<() => void>();
+
   constructor(
     private readonly db: Db,
     private readonly limits: SessionLimits,
@@ -78,11 +80,49 @@ export class SessionStore {
 
   revoke(idHash: string): void {
     this.db.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash);
+    this.revoked();
   }
 
   /** Ends every session of an account, except optionally the one making the change. */
   revokeUser(userId: string, keepIdHash?: string): number {
-    return this.db.prepare('DELETE FROM sessions WHERE user_id = ? AND id_hash != ?').run(userId, keepIdHash ?? '').changes;
+    const changes = this.db.prepare('DELETE FROM sessions WHERE user_id = ? AND id_hash != ?').run(userId, keepIdHash ?? '').changes;
+    if (changes > 0) this.revoked();
+    return changes;
+  }
+
+  /**
+   * Told after sessions were ended (sign-out, an account disabled or its password changed):
+   * what outlives a request on a session (a WebSocket) checks its own with `touch`. Returns
+   * the function that stops the listening.
+   */
+  onRevoke(listener: () => void): () => void {
+    this.revokeListeners.add(listener);
+    return () => this.revokeListeners.delete(listener);
+  }
+
+  private revoked(): void {
+    for (const listener of this.revokeListeners) listener();
+  }
+
+  /**
+   * Use of a session by something other than a request (input on a WebSocket): keeps it from
+   * idling out like a request would. False when the session has ended or expired.
+   */
+  touch(idHash: string, now: number): boolean {
+    const row = this.liveRow(idHash, now);
+    if (row && now - row.last_seen >= TOUCH_INTERVAL_MS) this.db.prepare('UPDATE sessions SET last_seen = ? WHERE id_hash = ?').run(now, idHash);
+    return row !== undefined;
+  }
+
+  /** Whether a session is still live, without counting the question as use. */
+  isLive(idHash: string, now: number): boolean {
+    return this.liveRow(idHash, now) !== undefined;
+  }
+
+  private liveRow(idHash: string, now: number): Pick<SessionRow, 'last_seen' | 'created_at'> | undefined {
+    const row = this.db.prepare('SELECT last_seen, created_at FROM sessions WHERE id_hash = ?').get(idHash) as Pick<SessionRow, 'last_seen' | 'created_at'> | undefined;
+    if (!row || now - row.last_seen > this.limits.idleMs || now - row.created_at > this.limits.maxMs) return undefined;
+    return row;
   }
 
   countForUser(userId: string): number {

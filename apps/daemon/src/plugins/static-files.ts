@@ -7,7 +7,7 @@ import type { Settings } from '../settings.js';
 import { failure } from './api-envelope.js';
 
 /** Page paths of the captive portal's bundle (spec §2 public routes). */
-const PORTAL_PAGES = ['/auth', '/notice', '/terminal', '/user', '/rtty'];
+const PORTAL_PAGES = ['/auth', '/notice', '/terminal', '/user'];
 /** Where the portal's build puts its files (its Vite `base`). */
 const PORTAL_ASSETS = '/portal-assets/';
 const IMMUTABLE = 'public, max-age=31536000, immutable';

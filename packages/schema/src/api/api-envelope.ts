@@ -36,6 +36,12 @@ export type WriteAction = (typeof WRITE_ACTIONS)[number];
 /** Header that carries the per-session CSRF token on every state-changing request. */
 export const CSRF_HEADER = 'x-csrf-token';
 
+/**
+ * A browser cannot set headers on a WebSocket upgrade: it offers the CSRF token as one of the
+ * subprotocols, `csrf.<token>` (the token is base64url, valid in a subprotocol name).
+ */
+export const CSRF_PROTOCOL_PREFIX = 'csrf.';
+
 /** Messages with a fixed meaning on the wire. */
 export const MSG = {
   forbidden: 'forbidden',

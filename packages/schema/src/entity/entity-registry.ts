@@ -43,6 +43,7 @@ import { hotspotCloudportal } from '../hotspot/hotspot-cloudportal.js';
 import { hotspotWeixin } from '../hotspot/hotspot-weixin.js';
 import { hotspotSocial } from '../hotspot/hotspot-social.js';
 import { securityEvents } from '../security/security-events.js';
+import { emailRecipient, emailServer } from '../security/email-notice.js';
 import { apGroup, wirelessSsid, apMacFilter, cpeProfile } from '../wireless/index.js';
 import { behaviourAudit, speedTest } from '../audit/behaviour-audit.js';
 import { netParam, remoteAccess, remoteSyslog, systemHost, systemTime } from '../system/system-settings.js';
@@ -116,6 +117,8 @@ export const ENTITIES: readonly AnyEntity[] = [
   l2tpServer as unknown as AnyEntity,
   pppoeServer as unknown as AnyEntity,
   securityEvents as unknown as AnyEntity,
+  emailServer as unknown as AnyEntity,
+  emailRecipient as unknown as AnyEntity,
 ];
 
 export function entityByPath(path: string): AnyEntity | undefined {

@@ -92,6 +92,14 @@ export const hotspotUser = defineEntity({
 });
 export type HotspotUser = z.infer<typeof hotspotUser.schema>;
 
+/**
+ * GET auth/userauth/needpassword: the local accounts that keep no sealed password (made before
+ * every account kept one, or restored from another device), so CHAP (PPP servers, CMCC and RU
+ * portals) cannot check them until their password is set again.
+ */
+export const localUserPasswordStatusSchema = z.object({ needPassword: z.array(z.string()) });
+export type LocalUserPasswordStatus = z.infer<typeof localUserPasswordStatusSchema>;
+
 /** Most accounts one batch creates. */
 export const USER_BATCH_MAX = 500;
 /** Batch user names are the prefix and a zero-padded number; the prefix leaves room for it. */

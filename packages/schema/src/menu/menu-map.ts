@@ -253,7 +253,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { path: '/notice', app: 'portal' },
   { path: '/notice/expired', app: 'portal' },
   { path: '/notice/local', app: 'portal' },
-  { path: '/rtty', app: 'portal' },
+  { path: '/rtty', app: 'console' },
   { path: '/user', app: 'portal' },
 ];
 

@@ -1,2 +1,3 @@
 export * from './health-types.js';
 export * from './security-events.js';
+export * from './email-notice.js';

@@ -39,6 +39,25 @@ export const PPP_LCP_INTERVAL = { min: 0, max: 300, default: 10 } as const;
 export const PPP_LCP_FAILURE = { min: 1, max: 100, default: 5 } as const;
 /** A remote range lies within one /24 (pptpd writes ranges as `a.b.c.x-y`) and holds at most 253 clients. */
 export const PPP_REMOTE_MAX = 253;
+/**
+ * "Remind expired users" sets the last quarter of the PPPoE server's range aside for expired
+ * accounts (at most 32 addresses): the range must then hold at least 4.
+ */
+export const PPP_EXPIRED_POOL = { share: 4, max: 32, minRange: 4 } as const;
+
+/**
+ * The PPPoE range split for "remind expired users": `normal` is what pppoe-server hands out,
+ * `expired` the tail set aside for expired accounts (inclusive integer ranges). Null when the
+ * range cannot be parsed or is too small to split.
+ */
+export function pppExpiredSplit(remoteip: string): { normal: { first: number; last: number }; expired: { first: number; last: number } } | null {
+  const range = parseIpv4Range(remoteip);
+  if (!range) return null;
+  const count = range.last - range.first + 1;
+  if (count < PPP_EXPIRED_POOL.minRange) return null;
+  const size = Math.min(PPP_EXPIRED_POOL.max, Math.floor(count / PPP_EXPIRED_POOL.share));
+  return { normal: { first: range.first, last: range.last - size }, expired: { first: range.last - size + 1, last: range.last } };
+}
 
 /** The local address and remote range each server starts with (distinct, so all three can run). */
 export const PPP_SERVER_DEFAULTS: Readonly<Record<PppServerKind, { localip: string; remoteip: string }>> = {
@@ -184,10 +203,16 @@ export const pppoeServer = defineEntity({
     ...commonShape('pppoe'),
     /** Hosts on the server's interfaces reach nothing beyond the gateway unless they dial. */
     pppoeonly: z.boolean().default(false),
+    /**
+     * Expired accounts may still dial, into a pool set aside for them (pppExpiredSplit) where
+     * they reach only DNS and the portal's expiry notice; off: they are refused.
+     */
+    remindexpired: z.boolean().default(false),
   }),
   refine(value, ctx) {
     for (const [field, message] of pppServerIssues(value)) ctx.addIssue(field, message);
     if (value.enabled && value.interfaces.length === 0) ctx.addIssue('interfaces', 'validation.required');
+    if (value.remindexpired && parseIpv4Range(value.remoteip) && !pppExpiredSplit(value.remoteip)) ctx.addIssue('remoteip', 'validation.ppp.expiredPool');
   },
   form: {
     tabs: [
@@ -197,6 +222,7 @@ export const pppoeServer = defineEntity({
           ...BASIC_FIELDS,
           { name: 'interfaces', ref: LAN_SIDE_REF },
           { name: 'pppoeonly', widget: 'switch' },
+          { name: 'remindexpired', widget: 'switch' },
         ],
       },
       { key: 'advanced', fields: ADVANCED_FIELDS },

@@ -13,10 +13,12 @@ function listPage(path: string): LazyPage {
 
 /**
  * Hand-written Hotspot pages by full path, for the console's page registry: the local portal
- * (settings and its files), the RADIUS server (settings and its connectivity test) and the white/black lists with their typed sub-routes.
+ * (settings and its files), the local users (list and the accounts whose password must be set
+ * again), the RADIUS server (settings and its connectivity test) and the white/black lists with their typed sub-routes.
  */
 export const HOTSPOT_PAGES: Readonly<Record<string, LazyPage>> = {
   '/hotspot/localportal': lazy(() => import('./portal-page.js')),
+  '/hotspot/localuser': lazy(() => import('./local-user-page.js')),
   '/hotspot/radius': lazy(() => import('./radius-page.js')),
   ...Object.fromEntries(hotspotListPaths().map((path) => [path, listPage(path)])),
 };

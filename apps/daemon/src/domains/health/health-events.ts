@@ -25,15 +25,21 @@ export type NewHealthEvent = Omit<HealthEvent, 'id'>;
 
 /** The security event log: one row per finding first seen on an interface. */
 export class HealthEventStore {
-  constructor(private readonly db: Db) {}
+  /** `recorded` hears each event once it is stored (the security-event signal). */
+  constructor(
+    private readonly db: Db,
+    private readonly recorded: (event: HealthEvent) => void = () => undefined,
+  ) {}
 
   append(event: NewHealthEvent): void {
-    this.db.transaction(() => {
-      this.db
+    const id = this.db.transaction(() => {
+      const row = this.db
         .prepare('INSERT INTO health_events (time, kind, interface, port, ip, mac, other_mac) VALUES (?, ?, ?, ?, ?, ?, ?)')
         .run(event.time, event.kind, event.interface, event.port, event.ip, event.mac, event.otherMac);
       this.db.prepare('DELETE FROM health_events WHERE id <= (SELECT MAX(id) FROM health_events) - ?').run(HEALTH_EVENTS_KEPT);
+      return Number(row.lastInsertRowid);
     })();
+    this.recorded({ id, ...event });
   }
 
   /** Newest first. */

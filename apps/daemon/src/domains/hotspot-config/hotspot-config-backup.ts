@@ -3,11 +3,12 @@ import { checkUserWrite, hotspotUser, type HotspotPlan, type HotspotRows } from 
 import type { ConfigSnapshot } from '../../config/config-types.js';
 import { backupRowId, backupTimestamp, countedCapture, countedContent, firstIssue, rawRowId, refuseRow, type BackupPart } from '../../config/backup-part.js';
 import { costWithin, parseStoredHash, SCRYPT_COST } from '../../plugins/password-hash.js';
+import { SEALED_PASSWORD } from './account-secret-seal.js';
 import { LOCAL_USER_DATA_FIELDS, localUsers, type LocalUserRecord } from './local-user-store.js';
 
 /**
- * The hotspot's local accounts in a backup, with their scrypt hashes (never a password): the
- * part `hotspot-config`, content `{ users }`, counted as `users`.
+ * The hotspot's local accounts in a backup, with their scrypt hashes and sealed passwords (never
+ * a password): the part `hotspot-config`, content `{ users }`, counted as `users`.
  */
 
 const COUNTED = ['users'] as const;
@@ -29,8 +30,10 @@ const userRecord = z
       return parsed !== null && costWithin(parsed.cost, SCRYPT_COST);
     }),
     data: userData,
-    // The PPP secret as sealed on the device that made the backup (never plaintext).
-    ppp_secret: z.string().regex(/^v1:[A-Za-z0-9+/=]{1,400}$/).nullable().optional(),
+    // The password as sealed on the device that made the backup (never plaintext); backups
+    // made before every account had one name it `ppp_secret`.
+    sealed_password: z.string().regex(SEALED_PASSWORD).nullable().optional(),
+    ppp_secret: z.string().regex(SEALED_PASSWORD).nullable().optional(),
     created_at: backupTimestamp,
     updated_at: backupTimestamp,
   })
@@ -56,7 +59,7 @@ function validateUsers(content: unknown, counts: Readonly<Record<string, number>
   return rawUsers.map((raw): LocalUserRecord => {
     const parsed = userRecord.safeParse(raw);
     if (!parsed.success) refuseRow(hotspotUser.name, rawRowId(raw), ...firstIssue(parsed.error));
-    const user = parsed.data;
+    const { ppp_secret: former, ...user } = parsed.data;
     if (userIds.has(user.id)) refuseRow(hotspotUser.name, user.id, 'id', 'duplicate id');
     if (userNames.has(asciiFold(user.username))) refuseRow(hotspotUser.name, user.id, 'username', 'duplicate name');
     const data = user.data as Record<string, unknown>;
@@ -70,7 +73,7 @@ function validateUsers(content: unknown, counts: Readonly<Record<string, number>
     userIds.add(user.id);
     userNames.add(asciiFold(user.username));
     ruleRows.hotspotUser.push(candidate);
-    return { ...user, data };
+    return { ...user, data, sealed_password: user.sealed_password ?? former ?? null };
   });
 }
 

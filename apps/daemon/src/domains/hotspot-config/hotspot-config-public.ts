@@ -2,4 +2,3 @@
 export * from './local-user-store.js';
 export * from './portal-uploads.js';
 export * from './portal-zip.js';
-export { isPppAccountType, PPP_ACCOUNT_TYPES } from './ppp-secret-seal.js';

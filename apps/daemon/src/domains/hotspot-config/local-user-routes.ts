@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { hotspotUser, type AnyEntity } from '@portico/schema';
+import { hotspotUser, localUserPasswordStatusSchema, type AnyEntity } from '@portico/schema';
 import type { AppContext } from '../../app-context.js';
 import { failure, success } from '../../plugins/api-envelope.js';
 import { actorOf } from '../../config/config-write.js';
@@ -12,13 +12,21 @@ const cleanBody = z.object({ action: z.literal('clean', { error: 'validation.opt
 /**
  * The local user page's clean-ups (spec §7 POST auth/clearuser and auth/cleantel): removing
  * every expired account, and forgetting the phone numbers of the given accounts (all without
- * ids). Both are journalled like any account write.
+ * ids). Both are journalled like any account write. And the page's notice of the accounts whose
+ * password must be set again before CHAP can check it (GET auth/userauth/needpassword).
  */
 export function registerLocalUserRoutes(root: FastifyInstance, ctx: AppContext): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const users = localUsers(ctx);
   const entity = hotspotUser as unknown as AnyEntity;
   const policy = { module: 'localuser', effect: 'write' } as const;
+
+  app.get(
+    '/api/auth/userauth/needpassword',
+    { config: { policy: { module: 'localuser', effect: 'read' }, doc: { summary: 'local accounts without a sealed password: CHAP cannot check them', response: localUserPasswordStatusSchema } } },
+    // Names only, from the database: nothing is opened.
+    async () => success({ needPassword: users.namesWithoutPassword() }),
+  );
 
   app.post('/api/auth/clearuser', { config: { policy }, schema: { body: cleanBody } }, async (request) => {
     const expired = users.list().filter((user) => user.status === 'expired');

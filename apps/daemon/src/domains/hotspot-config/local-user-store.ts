@@ -5,7 +5,7 @@ import type { Db } from '../../plugins/db-open.js';
 import type { PasswordHasher } from '../../plugins/password-hash.js';
 import type { EntityRow } from '../../config/entity-store.js';
 import type { ModuleMigration } from '../../plugins/db-open.js';
-import { isPppAccountType, PppSecretSeal } from './ppp-secret-seal.js';
+import { AccountSecretSeal, ACCOUNT_SECRET_KEY_FILE } from './account-secret-seal.js';
 
 /** A local user without its password: what lists, rules and the portal engine see. */
 export type LocalUser = Omit<HotspotUser, 'password' | 'confirm'>;
@@ -15,13 +15,34 @@ interface UserDbRow {
   username: string;
   password_hash: string;
   data: string;
-  ppp_secret: string | null;
+  sealed_password: string | null;
 }
 
-/** The sealed PPP secret's column (ppp-secret-seal.ts), added beside the hash. */
+/** Account types whose accounts dial the PPP servers. */
+export const PPP_ACCOUNT_TYPES = ['pppoe', 'pptp', 'l2tp'] as const;
+
+export function isPppAccountType(type: unknown): boolean {
+  return (PPP_ACCOUNT_TYPES as readonly unknown[]).includes(type);
+}
+
+/**
+ * The sealed password's column (account-secret-seal.ts) beside the hash: first for PPP accounts
+ * only (`ppp_secret`), renamed when every account got one, its values kept. The account type,
+ * kept in `data`, is also an indexed generated column, so the PPP servers' reads (on every poll
+ * of their status and every render of their secrets) take their own accounts only.
+ */
 export const LOCAL_USER_MIGRATIONS: readonly ModuleMigration[] = [
   { name: 'local-user-ppp-secret', sql: 'ALTER TABLE hotspot_local_users ADD COLUMN ppp_secret TEXT' },
+  { name: 'local-user-sealed-password', sql: 'ALTER TABLE hotspot_local_users RENAME COLUMN ppp_secret TO sealed_password' },
+  {
+    name: 'local-user-type-column',
+    sql: `ALTER TABLE hotspot_local_users ADD COLUMN account_type TEXT GENERATED ALWAYS AS (json_extract(data, '$.type')) VIRTUAL;
+      CREATE INDEX hotspot_local_users_type ON hotspot_local_users (account_type);`,
+  },
 ];
+
+/** What a CHAP sign-in's check found: the account, a wrong answer, or no sealed password to check it with. */
+export type ChapVerdict = { ok: true; user: LocalUser } | { ok: false; reason: 'wrong' } | { ok: false; reason: 'noPassword'; username: string };
 
 /** A PPP account as the PPP servers read it: its secret, or null until its password is set again. */
 export interface PppAccount {
@@ -30,14 +51,14 @@ export interface PppAccount {
   expired: boolean;
 }
 
-/** An account as a configuration backup carries it: the password only as its hash. */
+/** An account as a configuration backup carries it: the password only as its hash and sealed. */
 export interface LocalUserRecord {
   id: string;
   username: string;
   password_hash: string;
   data: Record<string, unknown>;
-  /** PPP account types: the password sealed under the device key (never plaintext). */
-  ppp_secret?: string | null;
+  /** The password sealed under the device key (never plaintext); null: none, set it again. */
+  sealed_password?: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -51,17 +72,20 @@ function dataOf(record: EntityRow): Record<string, unknown> {
   return out;
 }
 
-/**
- * Local users in their own table (hotspot_local_users): passwords are kept only as scrypt
- * hashes (plugins/password-hash.ts), and the portal engine checks them here. An account past its
- * due time reads `expired` whatever its stored status.
- */
 /** Told of each account added one by one, with its password (the SMS new-account notice sends it). */
 export type AccountCreatedListener = (user: LocalUser, password: string) => void;
 
+/**
+ * Local users in their own table (hotspot_local_users): each password as a scrypt hash
+ * (plugins/password-hash.ts), which PAP sign-ins are checked against, and sealed
+ * (account-secret-seal.ts), which CHAP needs: the PPP servers' secrets and the CMCC and RU
+ * portals' CHAP sign-in. An account past its due time reads `expired` whatever its stored status.
+ */
 export class LocalUserStore {
   /** A hash of a random password, checked for unknown names at the same cost as real ones. */
   private unknownUserHash: Promise<string> | undefined;
+  /** A sealed random password, opened for CHAP sign-ins of unknown names at the cost of real ones. */
+  private unknownUserSeal: string | undefined;
   private readonly createdListeners = new Set<AccountCreatedListener>();
   private readonly changedListeners = new Set<() => void>();
 
@@ -69,13 +93,13 @@ export class LocalUserStore {
     private readonly db: Db,
     private readonly passwords: PasswordHasher,
     private readonly now: () => number,
-    /** Seals the secrets of PPP accounts; without it (no state directory) they get none. */
-    private readonly seal?: PppSecretSeal,
+    /** Seals the accounts' passwords; without it (no state directory) they get none. */
+    private readonly seal?: AccountSecretSeal,
   ) {}
 
-  /** The sealed secret an account of `type` keeps beside its hash, or null. */
-  private sealedFor(type: unknown, username: string, password: string): string | null {
-    return this.seal && isPppAccountType(type) ? this.seal.seal(username, password) : null;
+  /** The sealed password an account keeps beside its hash, or null. */
+  private sealedFor(username: string, password: string): string | null {
+    return this.seal ? this.seal.seal(username, password) : null;
   }
 
   /** Calls `listener` after every change of the accounts (the PPP servers render their secrets). */
@@ -93,13 +117,23 @@ export class LocalUserStore {
    * sealed (or restored from another device) has none: it cannot dial until its password is set.
    */
   pppAccounts(type: string): PppAccount[] {
-    const rows = this.db.prepare('SELECT * FROM hotspot_local_users ORDER BY rowid').all() as UserDbRow[];
-    return rows.flatMap((row) => {
-      const user = this.toUser(row);
-      if (user.type !== type) return [];
-      const secret = row.ppp_secret && this.seal ? this.seal.open(row.username, row.ppp_secret) : null;
-      return [{ username: row.username, secret, expired: user.status === 'expired' }];
+    const rows = this.db.prepare('SELECT * FROM hotspot_local_users WHERE account_type = ? ORDER BY rowid').all(type) as UserDbRow[];
+    return rows.map((row) => {
+      const secret = row.sealed_password && this.seal ? this.seal.open(row.username, row.sealed_password) : null;
+      return { username: row.username, secret, expired: this.toUser(row).status === 'expired' };
     });
+  }
+
+  /**
+   * The names of the accounts (of `type`, or all) that have no sealed password, without opening
+   * any: what a status poll lists. A sealed password that cannot open here (another device's) is
+   * dropped when it is restored (`replaceAll`), so a stored one opens.
+   */
+  namesWithoutPassword(type?: string): string[] {
+    const where = [...(type === undefined ? [] : ['account_type = ?']), ...(this.seal ? ['sealed_password IS NULL'] : [])];
+    const sql = `SELECT username FROM hotspot_local_users${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY rowid`;
+    const rows = this.db.prepare(sql).all(...(type === undefined ? [] : [type])) as Array<{ username: string }>;
+    return rows.map((row) => row.username);
   }
 
   private toUser(row: UserDbRow): LocalUser {
@@ -132,9 +166,9 @@ export class LocalUserStore {
     const hash = await this.passwords.hash(String(record.password));
     const id = randomUUID();
     const at = this.now();
-    const sealed = this.sealedFor(record.type, String(record.username), String(record.password));
+    const sealed = this.sealedFor(String(record.username), String(record.password));
     this.db
-      .prepare('INSERT INTO hotspot_local_users (id, username, password_hash, data, ppp_secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .prepare('INSERT INTO hotspot_local_users (id, username, password_hash, data, sealed_password, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(id, String(record.username), hash, JSON.stringify(dataOf(record)), sealed, at, at);
     const user = this.get(id)!;
     for (const listener of this.createdListeners) listener(user, String(record.password));
@@ -151,18 +185,14 @@ export class LocalUserStore {
   /** Replaces the account's fields; a non-empty `record.password` replaces its hash. */
   async update(id: string, record: EntityRow): Promise<LocalUser | undefined> {
     const fresh = typeof record.password === 'string' && record.password !== '' ? await this.passwords.hash(record.password) : undefined;
-    const previous = this.db.prepare('SELECT username, data, ppp_secret FROM hotspot_local_users WHERE id = ?').get(id) as
-      | { username: string; data: string; ppp_secret: string | null }
-      | undefined;
+    const previous = this.db.prepare('SELECT username, data FROM hotspot_local_users WHERE id = ?').get(id) as { username: string; data: string } | undefined;
     if (!previous) return undefined;
     const data = { ...(JSON.parse(previous.data) as Record<string, unknown>), ...dataOf(record) };
-    // A new password is sealed for a PPP type; a type that is no PPP one keeps no secret.
-    const sealed = fresh ? this.sealedFor(data.type, previous.username, String(record.password)) : isPppAccountType(data.type) ? previous.ppp_secret : null;
     if (fresh) {
       this.db
-        .prepare('UPDATE hotspot_local_users SET password_hash = ?, data = ?, ppp_secret = ?, updated_at = ? WHERE id = ?')
-        .run(fresh, JSON.stringify(data), sealed, this.now(), id);
-    } else this.db.prepare('UPDATE hotspot_local_users SET data = ?, ppp_secret = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(data), sealed, this.now(), id);
+        .prepare('UPDATE hotspot_local_users SET password_hash = ?, data = ?, sealed_password = ?, updated_at = ? WHERE id = ?')
+        .run(fresh, JSON.stringify(data), this.sealedFor(previous.username, String(record.password)), this.now(), id);
+    } else this.db.prepare('UPDATE hotspot_local_users SET data = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(data), this.now(), id);
     this.changed();
     return this.get(id);
   }
@@ -195,11 +225,11 @@ export class LocalUserStore {
       comment: batch.comment,
     });
     const insert = this.db.prepare(
-      'INSERT INTO hotspot_local_users (id, username, password_hash, data, ppp_secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO hotspot_local_users (id, username, password_hash, data, sealed_password, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
     const ids = this.db.transaction(() => batchUserNames(batch.prefix, batch.count).map((name) => {
       const id = randomUUID();
-      insert.run(id, name, hash, data, this.sealedFor(batch.type, name, batch.password), at, at);
+      insert.run(id, name, hash, data, this.sealedFor(name, batch.password), at, at);
       return id;
     }))();
     this.changed();
@@ -218,9 +248,30 @@ export class LocalUserStore {
     return row && ok ? this.toUser(row) : null;
   }
 
-  /** Every account with its hash, as stored: what a configuration backup seals. */
+  /**
+   * The check of a CHAP sign-in (CMCC, RU portals): `matches` says whether the response is the
+   * one this password gives (in constant time); it is handed the account's sealed password, once
+   * opened. An account without one (made before every password was sealed, or restored from
+   * another device) cannot be checked: `noPassword`, until its password is set again. Unknown
+   * names open and check a random password, so timing does not tell which names exist. Whether
+   * the account may sign in (type, expiry, limits) is for the caller to decide. The caller
+   * reserves the try with its guessing limit before it calls this.
+   */
+  verifyLocalUserChap(username: string, matches: (password: string) => boolean): ChapVerdict {
+    const row = this.db.prepare('SELECT * FROM hotspot_local_users WHERE username = ?').get(username) as UserDbRow | undefined;
+    if (!this.seal) return row ? { ok: false, reason: 'noPassword', username: row.username } : { ok: false, reason: 'wrong' };
+    this.unknownUserSeal ??= this.seal.seal('', randomBytes(24).toString('base64'));
+    const password = row?.sealed_password ? this.seal.open(row.username, row.sealed_password) : null;
+    // One opening and one check whatever was found.
+    const right = matches(password ?? this.seal.open('', this.unknownUserSeal) ?? '');
+    if (!row) return { ok: false, reason: 'wrong' };
+    if (password === null) return { ok: false, reason: 'noPassword', username: row.username };
+    return right ? { ok: true, user: this.toUser(row) } : { ok: false, reason: 'wrong' };
+  }
+
+  /** Every account with its hash and sealed password, as stored: what a configuration backup seals. */
   exportRecords(): LocalUserRecord[] {
-    const rows = this.db.prepare('SELECT id, username, password_hash, data, ppp_secret, created_at, updated_at FROM hotspot_local_users ORDER BY rowid').all() as Array<
+    const rows = this.db.prepare('SELECT id, username, password_hash, data, sealed_password, created_at, updated_at FROM hotspot_local_users ORDER BY rowid').all() as Array<
       UserDbRow & { created_at: number; updated_at: number }
     >;
     return rows.map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
@@ -229,14 +280,19 @@ export class LocalUserStore {
   /**
    * Makes `records` (already validated) the whole table. One transaction, nested in the
    * caller's when there is one: a restore writes the accounts with the configuration or not at all.
+   * A sealed password that does not open on this device (a backup of another one) is not kept:
+   * the account is one whose password must be set again, which the status reads tell without
+   * opening anything.
    */
   replaceAll(records: readonly LocalUserRecord[]): void {
     const insert = this.db.prepare(
-      'INSERT INTO hotspot_local_users (id, username, password_hash, data, ppp_secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO hotspot_local_users (id, username, password_hash, data, sealed_password, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
+    // Without a seal (no state directory) nothing can be opened, so nothing is judged.
+    const kept = ({ username, sealed_password: sealed }: LocalUserRecord) => (sealed && (!this.seal || this.seal.open(username, sealed) !== null) ? sealed : null);
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM hotspot_local_users').run();
-      for (const r of records) insert.run(r.id, r.username, r.password_hash, JSON.stringify(r.data), r.ppp_secret ?? null, r.created_at, r.updated_at);
+      for (const r of records) insert.run(r.id, r.username, r.password_hash, JSON.stringify(r.data), kept(r), r.created_at, r.updated_at);
     })();
     this.changed();
   }
@@ -244,17 +300,14 @@ export class LocalUserStore {
   /** Sets a new password (self-service change); false when the account does not exist. */
   async setPassword(username: string, password: string): Promise<boolean> {
     const hash = await this.passwords.hash(password);
-    const row = this.db.prepare('SELECT username, data FROM hotspot_local_users WHERE username = ?').get(username) as { username: string; data: string } | undefined;
+    const row = this.db.prepare('SELECT username FROM hotspot_local_users WHERE username = ?').get(username) as { username: string } | undefined;
     if (!row) return false;
-    const sealed = this.sealedFor((JSON.parse(row.data) as { type?: unknown }).type, row.username, password);
-    this.db.prepare('UPDATE hotspot_local_users SET password_hash = ?, ppp_secret = ?, updated_at = ? WHERE username = ?').run(hash, sealed, this.now(), row.username);
+    const sealed = this.sealedFor(row.username, password);
+    this.db.prepare('UPDATE hotspot_local_users SET password_hash = ?, sealed_password = ?, updated_at = ? WHERE username = ?').run(hash, sealed, this.now(), row.username);
     this.changed();
     return true;
   }
 }
-
-/** The device key of the PPP secrets, 0600 in the state directory. */
-export const PPP_SECRET_KEY_FILE = 'ppp-secret.key';
 
 const stores = new WeakMap<object, LocalUserStore>();
 
@@ -265,7 +318,7 @@ const stores = new WeakMap<object, LocalUserStore>();
 export function localUsers(ctx: { db: Db; passwords: PasswordHasher; now: () => number; settings?: { stateDir: string } }): LocalUserStore {
   let store = stores.get(ctx.db);
   if (!store) {
-    const seal = ctx.settings ? new PppSecretSeal(join(ctx.settings.stateDir, PPP_SECRET_KEY_FILE)) : undefined;
+    const seal = ctx.settings ? new AccountSecretSeal(join(ctx.settings.stateDir, ACCOUNT_SECRET_KEY_FILE)) : undefined;
     store = new LocalUserStore(ctx.db, ctx.passwords, ctx.now, seal);
     stores.set(ctx.db, store);
   }

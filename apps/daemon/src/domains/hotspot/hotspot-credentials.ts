@@ -68,6 +68,14 @@ export function deviceCredentials(ctx: AppContext): HotspotCredentials {
       const user = await localUsers(ctx).verifyLocalUser(username, password);
       return user ? localUserGrant(user, ctx.now()) : { ok: false, error: LOGIN_ERRORS.userOrPassword };
     },
+    async verifyLocalUserChap(username, matches) {
+      const verdict = localUsers(ctx).verifyLocalUserChap(username, matches);
+      if (verdict.ok) return localUserGrant(verdict.user, ctx.now());
+      if (verdict.reason === 'wrong') return { ok: false, error: LOGIN_ERRORS.userOrPassword };
+      // The administrator's cue, in the auth log: this account's password must be set again.
+      ctx.logs.append('auth', { level: 'warning', origin: 'portal', key: 'logs.auth.chapNeedsPassword', values: { account: verdict.username } });
+      return { ok: false, error: LOGIN_ERRORS.needPassword };
+    },
     async redeemVoucher(code, device) {
       return voucherGrant(voucherStore(ctx).redeemVoucher(code, device.mac, ctx.now()));
     },

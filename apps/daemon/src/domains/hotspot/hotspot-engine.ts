@@ -40,6 +40,11 @@ export interface HotspotCredentials {
    * and device, so the engine reserves no guess for it.
    */
   verifySmsCode?(phone: string, code: string, device: { mac: string }): Promise<OutsideResult>;
+  /**
+   * A local account's CHAP sign-in (the CMCC and RU portals): `matches` says whether the response
+   * is the one a password gives. The caller reserves the guess before it calls this.
+   */
+  verifyLocalUserChap?(username: string, matches: (password: string) => boolean): Promise<CredentialResult>;
 }
 
 /** What an outside check proved: the account it names; the zone grants the access. */

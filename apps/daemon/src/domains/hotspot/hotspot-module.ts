@@ -12,7 +12,8 @@ import { registerLdapRoutes } from './ldap/ldap-routes.js';
 import { ldapAuthenticator } from './ldap/ldap-signin.js';
 import { registerRadius } from './radius/radius-routes.js';
 import { radiusRulesetContributor } from './radius/radius-ruleset.js';
-import { hotspotOpenwrtDhcp, renderOpenwrtHotspot, renderOpenwrtRadius } from './hotspot-openwrt.js';
+import { cmccRulesetContributor } from './cmcc/cmcc-ruleset.js';
+import { hotspotOpenwrtDhcp, renderOpenwrtCmcc, renderOpenwrtHotspot, renderOpenwrtRadius } from './hotspot-openwrt.js';
 
 /**
  * The hotspot: its sets and redirects in the one ruleset (ahead of the firewall's rules), the
@@ -30,6 +31,7 @@ export const hotspotModule = defineDomain({
       openwrtDhcp: hotspotOpenwrtDhcp,
     }),
     contribute(RULESET_PARTS, { ...radiusRulesetContributor(), openwrt: renderOpenwrtRadius }),
+    contribute(RULESET_PARTS, { ...cmccRulesetContributor(), openwrt: renderOpenwrtCmcc }),
   ],
   register: async (app, ctx, deps: HotspotDeps | undefined) => {
     registerSmsRoutes(app, ctx, smsSignIn(ctx));

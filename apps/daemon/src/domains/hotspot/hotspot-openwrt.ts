@@ -6,6 +6,7 @@ import { collectTable, declareSets, fw4Include, defineSets, flushSets, type Netw
 import { hotspotConfigOf } from './hotspot-config.js';
 import { HOTSPOT_BASE_CHAINS, hotspotRulesetPart, WHITE_DNS_SET, whiteDomain } from './hotspot-ruleset.js';
 import { radiusRulesetPart } from './radius/radius-ruleset.js';
+import { cmccRulesetPartOf } from './cmcc/cmcc-ruleset.js';
 
 /**
  * The hotspot on the `openwrt` driver. fw4 owns `table inet fw4` only, so the hotspot keeps its
@@ -26,6 +27,7 @@ import { radiusRulesetPart } from './radius/radius-ruleset.js';
 export const OPENWRT_HOTSPOT_FILES = {
   table: '/usr/share/nftables.d/ruleset-post/40-portico-hotspot.nft',
   radius: '/usr/share/nftables.d/chain-pre/input/40-portico-hotspot-radius.nft',
+  cmcc: '/usr/share/nftables.d/chain-pre/input/40-portico-hotspot-cmcc.nft',
 } as const;
 
 const TAB = '\t';
@@ -93,4 +95,11 @@ export function renderOpenwrtRadius(snapshot: ConfigSnapshot): RenderOutput[] {
   const rules = radiusRulesetPart(hotspotRadius.schema.parse(stored))?.filter?.hooks?.input_rules ?? [];
   if (rules.length === 0) return [];
   return [{ domain: 'network', files: [fw4Include(OPENWRT_HOTSPOT_FILES.radius, 'Portico hotspot RADIUS', rules)] }];
+}
+
+/** The CMCC portal server's requests on OpenWrt: the linux part's accept at the top of fw4's input chain. */
+export function renderOpenwrtCmcc(snapshot: ConfigSnapshot): RenderOutput[] {
+  const rules = cmccRulesetPartOf(snapshot)?.filter?.hooks?.input_rules ?? [];
+  if (rules.length === 0) return [];
+  return [{ domain: 'network', files: [fw4Include(OPENWRT_HOTSPOT_FILES.cmcc, 'Portico hotspot CMCC', rules)] }];
 }

@@ -20,6 +20,7 @@ import {
   type PortalFilesSource,
 } from './hotspot-portal-files.js';
 import { clientIp } from './hotspot-request.js';
+import type { PortalNotice } from './hotspot-public.js';
 
 /**
  * The captive portal's own listener (PORTICO_PORTAL_PORT), apart from the admin console: the
@@ -57,6 +58,8 @@ export interface PortalDeps {
   /** The administrator's uploaded picture, logo and custom page; absent: none are served. */
   files?: PortalFilesSource;
   logLevel?: string;
+  /** The notice another domain confines an address to (hotspot-public.ts); absent: none does. */
+  noticeFor?(ip: string): PortalNotice | null;
   /** Where a captive client of a zone with an outside portal (wifidog) signs in; null: not set up. */
   externalLogin?(zone: PortalZone, client: { ip: string; mac: string }, original: string): Promise<string | null> | string | null;
 }
@@ -311,6 +314,8 @@ export async function buildPortalServer(deps: PortalDeps): Promise<FastifyInstan
       return reply.redirect(original, 302);
     }
     if (!engine.session(ip) && (ended === 'quota' || ended === 'expired')) return reply.redirect(`${base}/notice/expired`, 302);
+    // An address another domain confines to the expiry notice (an expired PPPoE account's session).
+    if (!engine.session(ip) && deps.noticeFor?.(ip) === 'expired') return reply.redirect(`${base}/notice/expired`, 302);
     if (zone?.zone.externalPortal && deps.externalLogin && !engine.session(ip)) {
       const mac = await deps.neighbours(ip);
       const outside = mac && !engine.isBlocked(mac) ? await deps.externalLogin(zone, { ip, mac }, original) : null;

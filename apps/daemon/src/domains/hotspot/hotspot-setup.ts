@@ -7,14 +7,14 @@ import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
 import { networkConfigOf, planNetwork } from '../network/network-public.js';
 import { hotspotConfigOf, HOTSPOT_ENTITIES, linesText } from './hotspot-config.js';
 import { NftDataplane, SimDataplane, type HotspotDataplane } from './hotspot-dataplane.js';
-import { HotspotEngine, type HotspotCredentials, type HotspotEngineOptions, type SessionObserver } from './hotspot-engine.js';
+import { HotspotEngine, type CredentialResult, type HotspotCredentials, type HotspotEngineOptions, type SessionObserver } from './hotspot-engine.js';
 import { NftReminderRedirect, SimReminderRedirect, type ReminderRedirect } from './hotspot-reminder.js';
 import { linuxNeighbours, simNeighbours, type NeighbourLookup } from './hotspot-neighbours.js';
 import { buildPortalServer } from './hotspot-portal.js';
 import { clientZone, type ZoneRange } from './hotspot-client-zone.js';
 import { HOTSPOT_PORTAL, zoneDevices } from './hotspot-ruleset.js';
 import { registerHotspotAdminRoutes } from './hotspot-admin-routes.js';
-import type { HotspotConfig, HotspotSession } from './hotspot-types.js';
+import { LOGIN_ERRORS, type HotspotConfig, type HotspotSession } from './hotspot-types.js';
 import { deviceCredentials } from './hotspot-credentials.js';
 import { registerSelfService } from './hotspot-self-service.js';
 import { registerSmsPortal } from './sms/sms-portal.js';
@@ -28,6 +28,7 @@ import { RusystemService, rusystemSettings } from './rusystem/rusystem-service.j
 import { CloudportalService, cloudportalSettings } from './cloudportal/cloudportal-service.js';
 import { WeixinService, weixinSettings } from './weixin/weixin-service.js';
 import { SocialService, socialSettings } from './social/social-service.js';
+import { PORTAL_NOTICE_SOURCES } from './hotspot-public.js';
 
 /** Services the hotspot uses; tests pass a data plane, neighbours and credentials. */
 export interface HotspotDeps {
@@ -145,12 +146,16 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     report: (error, what) => app.log.warn({ err: error }, what),
   });
   const wifidogInUse = () => current().config.zones.some((z) => z.externalPortal === 'wifidog');
+  // Credentials without a CHAP check (a test's) cannot sign anyone in by CHAP.
+  const chapCheck = (username: string, matches: (password: string) => boolean): Promise<CredentialResult> =>
+    credentials.verifyLocalUserChap?.(username, matches) ?? Promise.resolve({ ok: false, error: LOGIN_ERRORS.system });
   const cmcc = new CmccService({
     engine,
     settings: () => cmccSettings((entity) => snapshot()[entity]?.find((r) => r.id === '')?.data),
     zoneFor,
     neighbours,
     verifyLocalUser: (username, password) => credentials.verifyLocalUser(username, password),
+    verifyLocalUserChap: chapCheck,
     limiter: guard,
     now: ctx.now,
     report: (error, what) => app.log.warn({ err: error }, what),
@@ -161,6 +166,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     zoneFor,
     neighbours,
     verifyLocalUser: (username, password) => credentials.verifyLocalUser(username, password),
+    verifyLocalUserChap: chapCheck,
     portalPort: settings.portalPort,
     now: ctx.now,
     report: (error, what) => app.log.warn({ err: error }, what),
@@ -191,6 +197,7 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
     report: (error, what) => app.log.warn({ err: error }, what),
   });
   const cmccInUse = () => current().config.zones.some((z) => z.externalPortal === 'cmcc');
+  const noticeSources = ctx.contributions(PORTAL_NOTICE_SOURCES);
   const portal = await buildPortalServer({
     engine,
     portalPort: settings.portalPort,
@@ -205,6 +212,13 @@ export async function registerHotspot(app: FastifyInstance, ctx: AppContext, dep
       if (zone.zone.externalPortal === 'cloudportal') return cloudportal.loginUrl(zone, client, original);
       if (zone.zone.externalPortal === 'weixin') return weixin.loginUrl(zone, client);
       if (zone.zone.externalPortal === 'social') return social.loginUrl(zone, client, original);
+      return null;
+    },
+    noticeFor: (ip) => {
+      for (const source of noticeSources) {
+        const notice = source.noticeFor(snapshot(), ip);
+        if (notice) return notice;
+      }
       return null;
     },
     files: { stateDir: settings.stateDir, customPortal: () => single<HotspotPortal>(hotspotPortal).customportal },

@@ -170,6 +170,7 @@ export type LoginFailure =
   | 'portal.error.code'
   | 'portal.error.password'
   | 'portal.error.userOrPassword'
+  | 'portal.error.needPassword'
   | 'portal.error.expired'
   | 'portal.error.quota'
   | 'portal.error.onlineLimit'
@@ -188,6 +189,8 @@ export const LOGIN_ERRORS = {
   code: 'portal.error.code',
   password: 'portal.error.password',
   userOrPassword: 'portal.error.userOrPassword',
+  /** A CHAP sign-in of an account that has no sealed password (made before): set it again. */
+  needPassword: 'portal.error.needPassword',
   expired: 'portal.error.expired',
   /** The account's data allowance is used up. */
   quota: 'portal.error.quota',

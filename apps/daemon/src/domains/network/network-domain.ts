@@ -68,8 +68,9 @@ export function networkDomain(
         // Contributors name WAN devices as netifd does (a PPPoE session is `pppoe-<name>`).
         const plan = openwrtDevicePlan(planNetwork(config));
         const extra = contributors.flatMap((c) => c.openwrt?.(snapshot, plan) ?? []);
-        const dhcp = contributors.flatMap((c) => c.openwrtDhcp?.(snapshot, plan) ?? []);
-        return [...renderOpenwrtNetwork(config, dhcp), ...extra];
+        const sections = contributors.flatMap((c) => c.openwrtDhcp?.(snapshot, plan) ?? []);
+        const lanOptions = contributors.flatMap((c) => c.openwrtLanDhcpOptions?.(snapshot) ?? []);
+        return [...renderOpenwrtNetwork(config, { sections, lanOptions }), ...extra];
       }
       const partsOf = (plan: Parameters<RulesetContributor['part']>[1]) =>
         contributors.map((c) => c.part(snapshot, plan)).filter((part): part is RulesetPart => part !== null);

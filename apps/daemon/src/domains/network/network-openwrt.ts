@@ -192,7 +192,24 @@ export function renderUciNetwork(plan: NetworkPlan): UciPackage {
   return pkg;
 }
 
-export function renderUciDhcp(plan: NetworkPlan, extra: readonly UciSection[] = []): UciPackage {
+/**
+ * What other features add to /etc/config/dhcp: whole sections (Smart QoS's dnsmasq nftset
+ * `ipset` sections) and DHCP options every LAN's server announces (`dhcp_option` values, e.g.
+ * `42,0.0.0.0` for the LAN NTP server).
+ */
+export interface OpenwrtDhcpExtra {
+  sections?: readonly UciSection[];
+  lanOptions?: readonly string[];
+}
+
+/** A `dhcp_option` value: a number or dnsmasq's `option:` name, then comma-separated values. */
+const DHCP_OPTION_VALUE = /^(?:\d{1,3}|option:[a-z0-9-]{1,40}),[A-Za-z0-9.:,-]{1,200}$/;
+
+export function renderUciDhcp(plan: NetworkPlan, extra: OpenwrtDhcpExtra = {}): UciPackage {
+  const lanOptions = (extra.lanOptions ?? []).map((value) => {
+    if (!DHCP_OPTION_VALUE.test(value)) throw new Error(`invalid DHCP option ${JSON.stringify(value)}`);
+    return value;
+  });
   const pkg: UciPackage = [
     section('dnsmasq', undefined, {
       domainneeded: '1',
@@ -223,6 +240,7 @@ export function renderUciDhcp(plan: NetworkPlan, extra: readonly UciSection[] = 
     const dhcpOptions: string[] = [];
     if (server.gateway) dhcpOptions.push(`3,${ipv4(server.gateway)}`);
     if (server.dns.length) dhcpOptions.push(`6,${server.dns.map(ipv4).join(',')}`);
+    dhcpOptions.push(...lanOptions);
     if (dhcpOptions.length) options.dhcp_option = dhcpOptions;
     if (server.dhcpv6 !== 'off' && side.ipv6Prefix) {
       options.ra = 'server';
@@ -241,7 +259,7 @@ export function renderUciDhcp(plan: NetworkPlan, extra: readonly UciSection[] = 
     pkg.push(section('host', undefined, options));
   }
   // Sections other features render themselves (Smart QoS's dnsmasq nftset `ipset` sections).
-  pkg.push(...extra);
+  pkg.push(...(extra.sections ?? []));
   return pkg;
 }
 
@@ -305,7 +323,7 @@ export interface OpenwrtNetworkPackages {
 }
 
 /** The UCI packages, structured: what the files are serialised from. */
-export function renderOpenwrtNetworkPackages(config: NetworkConfig, dhcpExtra: readonly UciSection[] = []): OpenwrtNetworkPackages {
+export function renderOpenwrtNetworkPackages(config: NetworkConfig, dhcpExtra: OpenwrtDhcpExtra = {}): OpenwrtNetworkPackages {
   const plan = planNetwork(config);
   const igmpproxy = renderUciIgmpproxy(plan);
   return {
@@ -323,7 +341,7 @@ export function renderOpenwrtNetworkPackages(config: NetworkConfig, dhcpExtra: r
  * igmpproxy, which work on those interfaces, and the IPsec clients. The network file carries
  * the PPPoE and tunnel passwords when there are any, so it is then private.
  */
-export function renderOpenwrtNetwork(config: NetworkConfig, dhcpExtra: readonly UciSection[] = []): RenderOutput[] {
+export function renderOpenwrtNetwork(config: NetworkConfig, dhcpExtra: OpenwrtDhcpExtra = {}): RenderOutput[] {
   const plan = planNetwork(config);
   const packages = renderOpenwrtNetworkPackages(config, dhcpExtra);
   const secret =

@@ -75,6 +75,8 @@ export interface RulesetContributor {
   openwrt?(snapshot: ConfigSnapshot, plan: NetworkPlan): RenderOutput[];
   /** Sections the feature adds to /etc/config/dhcp, which the network renders whole (e.g. dnsmasq nft sets). */
   openwrtDhcp?(snapshot: ConfigSnapshot, plan: NetworkPlan): UciSection[];
+  /** DHCP options every LAN's server announces on OpenWrt (UCI `dhcp_option` values, `42,0.0.0.0`). */
+  openwrtLanDhcpOptions?(snapshot: ConfigSnapshot): string[];
 }
 
 const TAB = '\t';

@@ -10,6 +10,7 @@ import {
   PPP_LCP_FAILURE,
   PPP_LCP_INTERVAL,
   PPP_MTU,
+  pppExpiredSplit,
   type AnyEntity,
   type L2tpServer,
   type PppServerKind,
@@ -73,6 +74,19 @@ export function remoteRange(settings: PppServerSettings): { first: string; last:
   const range = parseIpv4Range(settings.remoteip);
   if (!range || range.first >>> 8 !== range.last >>> 8) throw new RenderValueError(`remote range ${JSON.stringify(settings.remoteip)} cannot be rendered`);
   return { first: intToIpv4(range.first), last: intToIpv4(range.last), count: range.last - range.first + 1 };
+}
+
+/**
+ * The PPPoE server's addresses for expired accounts ("remind expired users"): the tail of its
+ * range, in order; null while the option is off. pppoe-server hands out only the part before it.
+ */
+export function pppExpiredPool(settings: PppoeServer): string[] | null {
+  if (!settings.remindexpired) return null;
+  const split = pppExpiredSplit(settings.remoteip);
+  if (!split) throw new RenderValueError(`remote range ${JSON.stringify(settings.remoteip)} cannot set addresses aside for expired accounts`);
+  const out: string[] = [];
+  for (let address = split.expired.first; address <= split.expired.last; address += 1) out.push(intToIpv4(address));
+  return out;
 }
 
 export const ABSOLUTE_PATH = /^\/[A-Za-z0-9._/+-]+$/;
@@ -259,11 +273,13 @@ export interface PppoeServerArgs {
 
 export function renderPppoeArgs(settings: PppoeServer, devices: readonly string[]): string {
   const range = remoteRange(settings);
+  // The addresses set aside for expired accounts are given by their secrets lines, never by pppoe-server.
+  const count = range.count - (pppExpiredPool(settings)?.length ?? 0);
   const args: PppoeServerArgs = {
     interfaces: devices.map(device),
     localip: ipv4(settings.localip),
     first: ipv4(range.first),
-    count: Number(integer(range.count, 1, 253, 'clients')),
+    count: Number(integer(count, 1, 253, 'clients')),
     options: path(PPP_SERVER_FILES.options('pppoe')),
   };
   return `${JSON.stringify(args)}\n`;

@@ -21,9 +21,10 @@ import {
   renderXl2tpdConf,
 } from './ppp-server-files.js';
 import { pppServerLinuxActivation } from './ppp-server-activation.js';
-import { pppServerContributor } from './ppp-server-ruleset.js';
+import { PORTAL_NOTICE_SOURCES } from '../hotspot/hotspot-public.js';
+import { pppExpiredNotices, pppServerContributor } from './ppp-server-ruleset.js';
 import { registerPppServerRoutes } from './ppp-server-routes.js';
-import { pppSecretsWriter, PPP_SECRETS_FORMAT } from './ppp-server-secrets-writer.js';
+import { pppSecretsWriter, PPP_SECRETS_FORMAT, PPP_SERVER_DOMAIN } from './ppp-server-secrets-writer.js';
 import { pppServerBindings } from './ppp-server-rules.js';
 import { checkRadiusClientConf, checkRadiusDictionary, checkRadiusServers, hotspotRadiusOf, PPP_RADIUS_FILES, renderPppRadiusFiles } from './ppp-server-radius.js';
 
@@ -41,7 +42,7 @@ function installRoot(settings: Settings): string {
 function pppServerDomain(settings: Settings): ConfigDomain {
   const root = installRoot(settings);
   return {
-    name: 'ppp-server',
+    name: PPP_SERVER_DOMAIN,
     entities: [...PPP_SERVER_KINDS.map((kind) => pppEntity(kind).name), 'networkInterface', 'vlan', hotspotRadius.name],
     render(snapshot) {
       const files: RenderedFile[] = [];
@@ -65,7 +66,7 @@ function pppServerDomain(settings: Settings): ConfigDomain {
       }
       files.push({ target: PPP_SERVER_FILES.control, content: `${JSON.stringify(enabled)}\n`, check: 'none' });
       // The folder the link hook records sessions in.
-      return [{ domain: 'ppp-server', files, dirs: Object.values(enabled).some(Boolean) ? [`/${PPP_SESSION_DIR}`] : [] }];
+      return [{ domain: PPP_SERVER_DOMAIN, files, dirs: Object.values(enabled).some(Boolean) ? [`/${PPP_SESSION_DIR}`] : [] }];
     },
   };
 }
@@ -85,7 +86,7 @@ export const pppServerModule = defineDomain({
     { name: 'ppp-radius-servers', builtin: (content) => checkRadiusServers(content)[0] ?? null },
     { name: 'ppp-radius-dictionary', builtin: (content) => checkRadiusDictionary(content)[0] ?? null },
   ],
-  contributions: () => [contribute(RULESET_PARTS, pppServerContributor)],
+  contributions: (settings) => [contribute(RULESET_PARTS, pppServerContributor(settings.portalPort)), contribute(PORTAL_NOTICE_SOURCES, pppExpiredNotices)],
   // OpenWrt runs its PPP servers from their own packages and init scripts, which this domain
   // does not render: there the servers are not configured at all rather than left half-applied.
   configDomains: ({ settings }) => (settings.driver === 'openwrt' ? [] : [pppServerDomain(settings)]),
@@ -95,7 +96,10 @@ export const pppServerModule = defineDomain({
     const root = installRoot(ctx.settings);
     registerPppServerRoutes(app, ctx, { root });
     if (ctx.settings.driver === 'openwrt') return;
-    const writer = pppSecretsWriter(ctx, root, (error) => app.log.error({ err: error }, 'writing the PPP secrets failed'));
+    const writer = pppSecretsWriter(ctx, root, (error) => app.log.error({ err: error }, 'writing the PPP secrets failed'), {
+      // Sessions are real only on the linux driver: elsewhere nothing dials, nothing is ended.
+      sessions: ctx.settings.driver === 'linux' ? { root } : null,
+    });
     void writer.sync();
     return {
       async stop() {

@@ -26,9 +26,9 @@ export function registerPppServerRoutes(app: FastifyInstance, ctx: AppContext, s
       { config: { policy: { module, effect: 'read' }, doc: { summary: `${kind} server: running or stopped, online sessions`, response: pppServerStatusSchema } } },
       async () => {
         const { enabled, authway } = pppSettingsOf(ctx.config.journal.capture(), kind);
-        // A server taking its accounts from RADIUS reads no local secret: none is missing.
-        const local = authway === 'local' ? accounts.pppAccounts(kind) : [];
-        const needPassword = local.flatMap((account) => (account.secret === null ? [account.username] : []));
+        // Polled: names only, nothing opened. A server taking its accounts from RADIUS reads no
+        // local secret: none is missing.
+        const needPassword = authway === 'local' ? accounts.namesWithoutPassword(kind) : [];
         const running = live && enabled && pppServerRunning(source.root, kind);
         return success({ running, sessions: running ? pppSessions(source, kind).map(({ pid: _pid, ...session }) => session) : [], needPassword });
       },

@@ -19,6 +19,9 @@ const ntpContributor: RulesetContributor = {
     // 0.0.0.0: dnsmasq puts the address of the interface the request came in on.
     return { name: 'ntp server', filter: { hooks: { lan_to_device: ['udp dport 123 accept'] } }, dnsmasq: ['dhcp-option=option:ntp-server,0.0.0.0'] };
   },
+  // On OpenWrt BusyBox ntpd serves (`enable_server`) and fw4's LAN zone accepts input; only the
+  // announcement is added, to each LAN's dnsmasq `dhcp` section.
+  openwrtLanDhcpOptions: (snapshot) => (savedTimeSettings(snapshot)?.ntp_server ? ['42,0.0.0.0'] : []),
 };
 
 /**

@@ -10,9 +10,10 @@ import { dirname, join } from 'node:path';
 import { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { LINK_CLOSE_NORMAL, UCENTRAL_MAX_MESSAGE_BYTES, webSocketLink, type UcentralLink } from '@portico/schema';
 import { checkDeviceCertificate, type DeviceCertificateCheck } from './controller/wireless-device-pki.js';
+import { libraryExports } from '../../engine/library-import.js';
 
 /**
  * The controller's end of the uCentral transport: a TLS WebSocket listener (OpenWiFi devices dial
@@ -80,12 +81,22 @@ interface VerifiedPeer {
 }
 
 /**
+ * Counts a link among the open ones until it closes. Apart from the upgrade: a listener that lives
+ * as long as the link holds its function's scope, which in the upgrade would keep the certificate
+ * check and the handshake's callbacks of every link.
+ */
+function track(open: Set<WebSocket>, ws: WebSocket): void {
+  open.add(ws);
+  ws.on('close', () => open.delete(ws));
+}
+
+/**
  * What both transports share: the WebSocket server and the upgrade, which reads the serial from
  * the certificate TLS verified, and the set of open links.
  */
-function deviceUpgrades(options: DeviceListenerOptions) {
+function deviceUpgrades(options: DeviceListenerOptions, Server: typeof WebSocketServer) {
   const authority = new X509Certificate(options.ca);
-  const wss = new WebSocketServer({
+  const wss = new Server({
     noServer: true,
     maxPayload: UCENTRAL_MAX_MESSAGE_BYTES,
     // Compression would let a small frame inflate past the limit before it is counted.
@@ -105,8 +116,7 @@ function deviceUpgrades(options: DeviceListenerOptions) {
     if (!check.ok) return refuse(check.reason);
     wss.handleUpgrade(request, socket, head, (ws) => {
       established?.();
-      open.add(ws);
-      ws.on('close', () => open.delete(ws));
+      track(open, ws);
       try {
         options.onLink(webSocketLink(ws, check.serial, peer.address, unmapped(peer.localAddress)));
       } catch (error) {
@@ -134,10 +144,13 @@ function deviceUpgrades(options: DeviceListenerOptions) {
  */
 export async function startDeviceListener(options: DeviceListenerOptions): Promise<DeviceListener> {
   const terminator = options.tlsTerminator === undefined ? tlsTerminatorPath() : options.tlsTerminator;
-  return terminator ? startTerminatedListener(options, terminator) : startNodeTlsListener(options);
+  // ws is imported when the listener opens, which the wireless service does once the daemon
+  // listens: the bundle keeps it in a chunk of its own (dist/lazy/), not parsed before ready.
+  const { WebSocketServer } = libraryExports(await import('ws'));
+  return terminator ? startTerminatedListener(options, terminator, WebSocketServer) : startNodeTlsListener(options, WebSocketServer);
 }
 
-async function startNodeTlsListener(options: DeviceListenerOptions): Promise<DeviceListener> {
+async function startNodeTlsListener(options: DeviceListenerOptions, Server: typeof WebSocketServer): Promise<DeviceListener> {
   const context = (key: string | Buffer, cert: string | Buffer) => ({ key, cert, ca: options.ca, minVersion: 'TLSv1.2' as const });
   const server: Server = createServer({
     ...context(options.key, options.cert),
@@ -149,7 +162,7 @@ async function startNodeTlsListener(options: DeviceListenerOptions): Promise<Dev
   });
   server.headersTimeout = HANDSHAKE_MS;
   server.requestTimeout = HANDSHAKE_MS;
-  const links = deviceUpgrades(options);
+  const links = deviceUpgrades(options, Server);
 
   server.on('request', links.notUpgrade);
   server.on('connection', () => options.onConnection?.());
@@ -211,8 +224,8 @@ export function tlsTerminatorPath(places: readonly string[] = TLSTERM_PLACES): s
  * that Node's HTTP parser and ws run over as over a TLS socket. The certificate that proves a
  * connection's serial is the one the terminator verified and announced for that connection.
  */
-async function startTerminatedListener(options: DeviceListenerOptions, terminator: string): Promise<DeviceListener> {
-  const links = deviceUpgrades(options);
+async function startTerminatedListener(options: DeviceListenerOptions, terminator: string, Server: typeof WebSocketServer): Promise<DeviceListener> {
+  const links = deviceUpgrades(options, Server);
   const http = createHttpServer();
   http.headersTimeout = HANDSHAKE_MS;
   http.requestTimeout = HANDSHAKE_MS;

@@ -331,12 +331,13 @@ export class WirelessService implements RuntimeService {
         entry.devices++;
         channels.set(key, entry);
       }
-      for (const station of this.controller.stationsOf(live.serial)) {
-        const band = station.band ?? null;
-        if (band === '2G') band2g++;
-        else if (band === '5G') band5g++;
+      // A station's band is its SSID's: counted per SSID, no station row is made.
+      for (const ssid of live.ssids) {
+        const band = ssid.band;
+        if (band === '2G') band2g += ssid.stations;
+        else if (band === '5G') band5g += ssid.stations;
         const radio = live.radios.find((r) => radioBand(r) === band);
-        if (radio) channels.get(`${band}-${radio.channel}`)!.stations++;
+        if (radio) channels.get(`${band}-${radio.channel}`)!.stations += ssid.stations;
       }
     }
     const adoptedOnline = online.filter(({ record }) => record.status === 'adopted');

@@ -3,8 +3,9 @@ import type { LoginLimiter } from '../../../plugins/login-limiter.js';
 import type { CredentialResult, HotspotEngine } from '../hotspot-engine.js';
 import type { NeighbourLookup } from '../hotspot-neighbours.js';
 import type { PortalZone } from '../hotspot-portal.js';
-import type { Grant } from '../hotspot-types.js';
+import { LOGIN_ERRORS, type Grant, type LoginFailure } from '../hotspot-types.js';
 import { CmccAccessController, type CmccAuthResult, type CmccCredentials } from './cmcc-ac.js';
+import { chapMatches } from './cmcc-packet.js';
 import { cmccRedirectUrl } from './cmcc-redirect.js';
 
 /**
@@ -14,11 +15,14 @@ import { cmccRedirectUrl } from './cmcc-redirect.js';
  * the hotspot engine, or releases it on REQ_LOGOUT. A session the engine ends (time, quota,
  * idle, an administrator) is reported to the portal server with NTF_LOGOUT.
  *
- * Credentials: PAP is checked against the device's local users (their limits apply to the
- * session). CHAP needs the clear password, which the device does not keep (local passwords are
- * stored as scrypt hashes), so CHAP requests are answered `failed` until an outside
- * authenticator (RADIUS) checks them.
+ * Credentials: both are checked against the device's local users (their limits apply to the
+ * session): PAP against the password's hash, CHAP (MD5 of the identifier, password and
+ * challenge) against the password the account keeps sealed. An account without a sealed password
+ * (made before) is refused with TextInfo `portal.error.needPassword`.
  */
+
+/** Refusals counted as wrong guesses. */
+const WRONG: ReadonlySet<LoginFailure> = new Set([LOGIN_ERRORS.userOrPassword, LOGIN_ERRORS.password, LOGIN_ERRORS.needPassword]);
 
 /** How long settings whose socket could not be bound wait before the next try. */
 const RETRY_MS = 60_000;
@@ -30,6 +34,8 @@ export interface CmccServiceDeps {
   zoneFor(ip: string): PortalZone | null;
   neighbours: NeighbourLookup;
   verifyLocalUser(username: string, password: string): Promise<CredentialResult>;
+  /** A CHAP sign-in's check: `matches` tells whether a password gives the response. */
+  verifyLocalUserChap(username: string, matches: (password: string) => boolean): Promise<CredentialResult>;
   limiter: Pick<LoginLimiter, 'reserve'>;
   report: (error: unknown, what: string) => void;
 }
@@ -151,11 +157,15 @@ export class CmccService {
     const zone = this.deps.zoneFor(credentials.userIp);
     // Only clients of a cmcc zone may be admitted through the portal server.
     if (zone?.zone.externalPortal !== 'cmcc') return { ok: false, reason: 'failed' };
-    if (credentials.method === 'chap') return { ok: false, reason: 'failed' };
-    const result = await this.deps.verifyLocalUser(credentials.username, credentials.password);
+    const result =
+      credentials.method === 'chap'
+        ? await this.deps.verifyLocalUserChap(credentials.username, (password) => chapMatches(credentials.chapId, password, credentials.challenge, credentials.chapPassword))
+        : await this.deps.verifyLocalUser(credentials.username, credentials.password);
     if (!result.ok) {
-      const wrong = result.error === 'portal.error.userOrPassword' || result.error === 'portal.error.password';
-      return { ok: false, reason: wrong ? 'rejected' : 'failed' };
+      // The access controller already reserved this try; a rejection counts it as a guess. An
+      // account that cannot be checked by CHAP counts too, so that answer names no account for free.
+      const counted = WRONG.has(result.error);
+      return { ok: false, reason: counted ? 'rejected' : 'failed', ...(result.error === LOGIN_ERRORS.needPassword ? { textInfo: result.error } : {}) };
     }
     this.proven.set(credentials.userIp, result.grant);
     return { ok: true };

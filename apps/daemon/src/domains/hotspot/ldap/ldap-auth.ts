@@ -1,7 +1,20 @@
 import type { ConnectionOptions } from 'node:tls';
-import { Client, InvalidCredentialsError, ResultCodeError } from 'ldapts';
+import type { Client } from 'ldapts';
 import type { HotspotLdap } from '@portico/schema';
+import { libraryExports } from '../../../engine/library-import.js';
 import { dnFromTemplate, isLdapUserName, userFilter } from './ldap-escape.js';
+
+type Ldapts = typeof import('ldapts');
+let loading: Promise<Ldapts> | undefined;
+
+/**
+ * ldapts, imported at the first LDAP sign-in: only zones of the LDAP auth model use it, so the
+ * daemon's bundle keeps it in a chunk of its own (dist/lazy/) that a start does not parse.
+ */
+function loadLdapts(): Promise<Ldapts> {
+  loading ??= import('ldapts').then(libraryExports);
+  return loading;
+}
 
 /**
  * Checks a user name and password against the configured directory, one connection per try:
@@ -44,10 +57,10 @@ function tlsOptionsOf(settings: LdapSettings): ConnectionOptions {
 }
 
 /** A connected client (StartTLS done when asked); errors here mean the server is unreachable. */
-async function connect(settings: LdapSettings): Promise<Client> {
+async function connect(ldap: Ldapts, settings: LdapSettings): Promise<Client> {
   const timeout = settings.timeout * 1000;
   // ldapts speaks TLS from the first byte whenever it is given TLS options: only for LDAPS.
-  const client = new Client({ url: urlOf(settings), timeout, connectTimeout: timeout, strictDN: false, ...(settings.security === 'ldaps' ? { tlsOptions: tlsOptionsOf(settings) } : {}) });
+  const client = new ldap.Client({ url: urlOf(settings), timeout, connectTimeout: timeout, strictDN: false, ...(settings.security === 'ldaps' ? { tlsOptions: tlsOptionsOf(settings) } : {}) });
   if (settings.security === 'starttls') await client.startTLS(tlsOptionsOf(settings));
   return client;
 }
@@ -57,12 +70,12 @@ function describe(error: unknown): string {
 }
 
 /** Binds `dn` with `password`: true when accepted, false when refused; other errors are thrown. */
-async function tryBind(client: Client, dn: string, password: string): Promise<boolean> {
+async function tryBind(ldap: Ldapts, client: Client, dn: string, password: string): Promise<boolean> {
   try {
     await client.bind(dn, password);
     return true;
   } catch (error) {
-    if (error instanceof InvalidCredentialsError) return false;
+    if (error instanceof ldap.InvalidCredentialsError) return false;
     throw error;
   }
 }
@@ -70,33 +83,34 @@ async function tryBind(client: Client, dn: string, password: string): Promise<bo
 export async function ldapAuthenticate(settings: LdapSettings, username: string, password: string): Promise<LdapOutcome> {
   // An empty password would be an unauthenticated bind, which directories accept (RFC 4513 §5.1.2).
   if (!isLdapUserName(username) || password === '' || password.length > 256) return { ok: false, error: 'invalidUser' };
+  const ldap = await loadLdapts();
   let client: Client;
   try {
-    client = await connect(settings);
+    client = await connect(ldap, settings);
   } catch (error) {
     return { ok: false, error: 'unreachable', detail: describe(error) };
   }
   try {
     if (settings.bindtype === 'simple') {
       const dn = dnFromTemplate(settings.dn, username);
-      return (await tryBind(client, dn, password)) ? { ok: true, dn } : { ok: false, error: 'refused' };
+      return (await tryBind(ldap, client, dn, password)) ? { ok: true, dn } : { ok: false, error: 'refused' };
     }
-    if (settings.account === '' || !(await tryBind(client, settings.account, settings.passwd))) {
+    if (settings.account === '' || !(await tryBind(ldap, client, settings.account, settings.passwd))) {
       return { ok: false, error: 'misconfigured', detail: 'the service account was refused' };
     }
     let entries: { dn: string }[];
     try {
-      ({ searchEntries: entries } = await client.search(settings.basedn, { scope: 'sub', filter: userFilter(settings.attribute, username), attributes: ['1.1'], sizeLimit: 2 }));
+      ({ searchEntries: entries } = await client.search(settings.basedn, { scope: 'sub', filter: userFilter(ldap.Filter, settings.attribute, username), attributes: ['1.1'], sizeLimit: 2 }));
     } catch (error) {
       return { ok: false, error: 'misconfigured', detail: describe(error) };
     }
     // Two entries with one name: which one is meant cannot be told, so neither signs in.
     if (entries.length !== 1) return entries.length === 0 ? { ok: false, error: 'unknownUser' } : { ok: false, error: 'misconfigured', detail: 'the name matches several entries' };
     const dn = entries[0]!.dn;
-    return (await tryBind(client, dn, password)) ? { ok: true, dn } : { ok: false, error: 'wrongPassword' };
+    return (await tryBind(ldap, client, dn, password)) ? { ok: true, dn } : { ok: false, error: 'wrongPassword' };
   } catch (error) {
     // A result code is the directory answering; anything else is the connection failing.
-    return error instanceof ResultCodeError ? { ok: false, error: 'misconfigured', detail: describe(error) } : { ok: false, error: 'unreachable', detail: describe(error) };
+    return error instanceof ldap.ResultCodeError ? { ok: false, error: 'misconfigured', detail: describe(error) } : { ok: false, error: 'unreachable', detail: describe(error) };
   } finally {
     await client.unbind().catch(() => undefined);
   }

@@ -1,4 +1,4 @@
-import { Filter } from 'ldapts';
+import type { Filter } from 'ldapts';
 
 /**
  * Escaping of a user name before it becomes part of a DN or a search filter. User names are
@@ -39,9 +39,15 @@ export function escapeDnValue(value: string): string {
   return out;
 }
 
+/**
+ * ldapts's filter class, handed over by whoever loaded ldapts: the library is imported at the
+ * first sign-in (ldap-auth.ts), not with the daemon, so this file does not import it.
+ */
+export type LdapFilterClass = Pick<typeof Filter, 'escape'>;
+
 /** An assertion value in a filter string (RFC 4515 §3): `*`, `(`, `)`, `\` and NUL as `\XX`; ldapts's escaper. */
-export function escapeFilterValue(value: string): string {
-  return Filter.escape(value);
+export function escapeFilterValue(filter: LdapFilterClass, value: string): string {
+  return filter.escape(value);
 }
 
 /** The DN a DN template names for `user` (its one `%s`, replaced by the escaped name). */
@@ -52,7 +58,7 @@ export function dnFromTemplate(template: string, user: string): string {
 }
 
 /** The filter that finds the entry of `user` by `attribute` (validated by the settings' schema). */
-export function userFilter(attribute: string, user: string): string {
+export function userFilter(filter: LdapFilterClass, attribute: string, user: string): string {
   if (!/^[A-Za-z][A-Za-z0-9-]{0,63}$/.test(attribute)) throw new Error('attribute');
-  return `(${attribute}=${escapeFilterValue(user)})`;
+  return `(${attribute}=${escapeFilterValue(filter, user)})`;
 }

@@ -4,20 +4,19 @@ import type { CredentialResult, HotspotEngine } from '../hotspot-engine.js';
 import type { NeighbourLookup } from '../hotspot-neighbours.js';
 import type { PortalZone } from '../hotspot-portal.js';
 import { portalErrorLocation, LOGIN_ERRORS, type LoginFailure } from '../hotspot-types.js';
-import { newUamChallenge, uamDecodePap, uamMac, uamNotYetUrl, uamServerUrl, type UamGateway } from './rusystem-uam.js';
+import { newUamChallenge, uamChapMatches, uamDecodePap, uamMac, uamNotYetUrl, uamServerUrl, type UamGateway } from './rusystem-uam.js';
 import { clientIp, queryText } from '../hotspot-request.js';
 
 /**
  * The RU system (UAM, CoovaChilli style) in the daemon, for zones of auth model `rusystem`:
  * captive clients are sent to authurl with a fresh challenge (rusystem-uam.ts); the UAM server
  * sends the browser back to `/logon` on the portal listener (the uamip:uamport it was given),
- * where the PAP password is decoded with the challenge and uamsecret and checked against the
- * local users under the portal's guessing limit; the browser then goes back to authurl with
+ * where the credentials are checked against the local users under the portal's guessing limit:
+ * a PAP password (decoded with the challenge and uamsecret) against its hash, a CHAP response
+ * against the password the account keeps sealed. The browser then goes back to authurl with
  * `res=success|failed|already`. `/logoff` signs the client out (`res=logoff`).
  *
  * A challenge answers one logon, for CHALLENGE_MS, from the address and MAC it was issued to.
- * CHAP responses are refused: local passwords are kept as scrypt hashes, so a CHAP response
- * cannot be checked here (RADIUS can).
  */
 
 export const CHALLENGE_MS = 300_000;
@@ -30,6 +29,8 @@ export interface RusystemDeps {
   zoneFor(ip: string): PortalZone | null;
   neighbours: NeighbourLookup;
   verifyLocalUser(username: string, password: string): Promise<CredentialResult>;
+  /** A CHAP logon's check: `matches` tells whether a password gives the response. */
+  verifyLocalUserChap(username: string, matches: (password: string) => boolean): Promise<CredentialResult>;
   portalPort: number;
   now: () => number;
   report: (error: unknown, what: string) => void;
@@ -42,7 +43,8 @@ interface Issued {
   sessionid: string;
 }
 
-const WRONG_SECRET: ReadonlySet<LoginFailure> = new Set([LOGIN_ERRORS.userOrPassword, LOGIN_ERRORS.password]);
+/** Refusals counted as wrong guesses; an account CHAP cannot check counts too, so that answer is no free probe of names. */
+const WRONG_SECRET: ReadonlySet<LoginFailure> = new Set([LOGIN_ERRORS.userOrPassword, LOGIN_ERRORS.password, LOGIN_ERRORS.needPassword]);
 
 export class RusystemService {
   private readonly issued = new Map<string, Issued>();
@@ -118,20 +120,24 @@ export class RusystemService {
       if (!issued || issued.mac !== client.mac || issued.expiresAt <= this.deps.now()) return back('failed', LOGIN_ERRORS.authFailed);
       const username = queryText(request, 'username', 64);
       const encoded = queryText(request, 'password', 256);
-      // CHAP (`response=`) cannot be checked against hashed local passwords.
-      if (username === '' || encoded === '') return back('failed', LOGIN_ERRORS.userOrPassword);
+      // CHAP when the UAM server sent `response=` instead of a password (hotspotlogin.cgi's choice).
+      const response = encoded === '' ? queryText(request, 'response', 64) : '';
+      if (username === '' || (encoded === '' && response === '')) return back('failed', LOGIN_ERRORS.userOrPassword);
       const reservation = this.deps.engine.reserveGuess(client);
       if (!reservation.ok) return back('failed', LOGIN_ERRORS.tooMany);
       let outcome: 'failure' | 'success' | 'uncounted' = 'uncounted';
       try {
-        const password = uamDecodePap(encoded, issued.challenge, settings.uamsecret);
-        if (password === null) {
+        const password = response === '' ? uamDecodePap(encoded, issued.challenge, settings.uamsecret) : null;
+        if (response === '' && password === null) {
           outcome = 'failure';
           return back('failed', LOGIN_ERRORS.userOrPassword);
         }
         let checked: CredentialResult;
         try {
-          checked = await this.deps.verifyLocalUser(username, password);
+          checked =
+            password === null
+              ? await this.deps.verifyLocalUserChap(username, (candidate) => uamChapMatches(response, candidate, issued.challenge, settings.uamsecret))
+              : await this.deps.verifyLocalUser(username, password);
         } catch (error) {
           this.deps.report(error, 'rusystem credential check failed');
           return back('failed', LOGIN_ERRORS.system);

@@ -282,12 +282,19 @@ export class WirelessController {
   /** Every station of every connected adopted device, one row per station. */
   stations(): WirelessStation[] {
     const rows: WirelessStation[] = [];
-    for (const session of this.sessions.values()) for (const station of session.stations) rows.push(station);
+    for (const session of this.sessions.values()) for (const station of session.stationRows()) rows.push(station);
     return rows;
   }
 
   stationsOf(serial: string): WirelessStation[] {
-    return [...(this.sessions.get(serial.toLowerCase())?.stations ?? [])];
+    return this.sessions.get(serial.toLowerCase())?.stationRows() ?? [];
+  }
+
+  /** How many stations the connected devices have, without making their rows. */
+  stationCount(): number {
+    let count = 0;
+    for (const session of this.sessions.values()) count += session.stationCount;
+    return count;
   }
 
   // ---- commands ----
