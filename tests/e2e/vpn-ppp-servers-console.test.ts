@@ -82,4 +82,23 @@ describe('PPP servers in the console', () => {
     expect(errors).toEqual([]);
     await context.close();
   }, 180_000);
+  // Saved again with its IPsec key left empty: the stored key is kept, not asked for again.
+  test('accounts from RADIUS: refused on the field until the RADIUS server is set up, then saved', async () => {
+    const { context, page } = await newPage(fixture.browser);
+    await loginInBrowser(page, fixture.daemon.url, 'admin', PASSWORD);
+    await page.waitForURL('**/dashboard');
+    await open(page, '/vpnserver/l2tpservice');
+    await page.getByTestId('field-enabled').check();
+    await page.getByTestId('tab-advanced').click();
+    await page.getByTestId('field-authway').click();
+    await page.getByRole('option', { name: 'RADIUS server', exact: true }).click();
+    await page.getByTestId('entity-save').click();
+    await expect.poll(() => page.getByTestId('field-error-authway').textContent()).toBe('Accounts from RADIUS need the RADIUS server (Hotspot > RADIUS) enabled with an IPv4 address.');
+    expect((await settings('l2tp')).authway).toBe('local');
+    expect((await fixture.api.post('auth/radius', { enabled: true, radiusip: '192.0.2.10', sharekey: 'Radius-Key1' })).success).toBe(true);
+    await page.getByTestId('entity-save').click();
+    await expect.poll(async () => (await settings('l2tp')).authway, { timeout: 15_000 }).toBe('radius');
+    expect(await settings('l2tp')).toMatchObject({ enabled: true, ipsec: true });
+    await context.close();
+  }, 180_000);
 });

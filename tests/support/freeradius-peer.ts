@@ -7,8 +7,9 @@ import { join } from 'node:path';
 /**
  * Debian's FreeRADIUS for tests: installed when missing (root, apt-get), run in the foreground
  * as a child process with a configuration written to a temporary folder (users file, one
- * client, detail accounting), listening on loopback ports chosen free. Nothing reaches any
- * address but 127.0.0.1. Used by the daemon's RADIUS tests and the RADIUS benchmark.
+ * client, detail accounting), listening on loopback ports chosen free, or on an address of a
+ * namespace the test made. Used by the daemon's RADIUS tests, the RADIUS benchmark and the VM
+ * tier's PPP servers.
  */
 
 const FREERADIUS = '/usr/sbin/freeradius';
@@ -51,7 +52,16 @@ export interface RadiusUser {
   reply?: string[];
 }
 
-export async function startFreeRadius(users: RadiusUser[], options: { secret?: string; extraUsers?: string; netns?: string } = {}): Promise<FreeRadius> {
+/**
+ * `address`: where it listens (default 127.0.0.1); `clients`: the address or network its one
+ * client may ask from (default 127.0.0.1) — together they let a namespace the test made serve a
+ * guest behind it.
+ */
+export async function startFreeRadius(
+  users: RadiusUser[],
+  options: { secret?: string; extraUsers?: string; netns?: string; address?: string; clients?: string } = {},
+): Promise<FreeRadius> {
+  const address = options.address ?? '127.0.0.1';
   const dir = mkdtempSync(join(tmpdir(), 'portico-freeradius-'));
   const secret = options.secret ?? 'Radius-Secret-2025';
   const authPort = await freeUdpPort();
@@ -107,7 +117,7 @@ thread pool {
   max_requests_per_server = 0
 }
 client portico {
-  ipaddr = 127.0.0.1
+  ipaddr = ${options.clients ?? '127.0.0.1'}
   secret = ${quote(secret)}
   require_message_authenticator = no
 }
@@ -130,12 +140,12 @@ modules {
 server default {
   listen {
     type = auth
-    ipaddr = 127.0.0.1
+    ipaddr = ${address}
     port = ${authPort}
   }
   listen {
     type = acct
-    ipaddr = 127.0.0.1
+    ipaddr = ${address}
     port = ${acctPort}
   }
   authorize {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BOOT_LIMIT_MS, poll, startSignedInGateway, UPSTREAM, vmPrerequisites, type AdminApi, type GuestPeer, type VmGateway } from './vm-gateway.js';
+import { startFreeRadius, type FreeRadius } from '../support/freeradius-peer.js';
 
 /**
  * The gateway as PPP server, in the image's kernel: clients in a namespace of the guest
@@ -7,12 +8,16 @@ import { BOOT_LIMIT_MS, poll, startSignedInGateway, UPSTREAM, vmPrerequisites, t
  * (xl2tpd as LAC) and its PPTP server (pptp-linux with MPPE), each with a local-user account of
  * its type. Each gets an address from the server's remote range, reaches the server's local IP,
  * shows in the server's online sessions through the API and is kicked off through the API.
+ * L2TP/IPsec: a client charon of the peer's own brings up IKEv1 transport mode with the key
+ * before xl2tpd dials; plain L2TP is refused meanwhile. RADIUS: FreeRADIUS in the upstream
+ * namespace (the guest reaches it over its WAN) vouches for an account the gateway does not have.
  */
 
 const skip = vmPrerequisites();
 let gw: VmGateway;
 let admin: AdminApi;
 let peer: GuestPeer;
+let radius: FreeRadius | undefined;
 
 interface Session {
   ifname: string;
@@ -62,6 +67,25 @@ async function proveServer(kind: string, username: string, local: string, rangeP
   expect(kicked.success).toBe(true);
   await expect.poll(() => peerAddressTowards(local), { timeout: 30_000, interval: 1000 }).toBe('');
   await expect.poll(async () => (await status(kind)).sessions.some((s) => s.username === username), { timeout: 30_000, interval: 1000 }).toBe(false);
+}
+
+/** Runs argv in the peer namespace as a transient unit of the guest (kept running, its output in the journal). */
+async function peerService(unit: string, argv: string[]): Promise<void> {
+  await gw.vm.agent.run(['/usr/bin/systemd-run', `--unit=${unit}`, '--collect', '--property=Restart=no', '/usr/sbin/ip', 'netns', 'exec', peer.ns, ...argv]);
+}
+
+const unitLog = (unit: string) => gw.vm.agent.run(['/usr/bin/journalctl', '--no-pager', '-o', 'cat', '-u', unit]);
+
+/** An xl2tpd LAC of the peer's on its own UDP port (several run side by side), told to dial once its pipe is there. */
+async function dialLac(name: string, port: number, user: string, password: string): Promise<string> {
+  await peer.writeEtc(`ppp/options.${name}`, `user ${user}\npassword ${password}\nnoauth\nnoipdefault\nnodefaultroute\n`);
+  await peer.writeEtc(`xl2tpd/${name}.conf`, ['[global]', `port = ${port}`, `[lac ${name}]`, 'lns = 10.90.0.1', `pppoptfile = /etc/ppp/options.${name}`, 'length bit = yes', ''].join('\n'));
+  const control = `/run/peer-${name}.control`;
+  const unit = `peer-lac-${name}`;
+  await peerService(unit, ['/usr/sbin/xl2tpd', '-D', '-c', `/etc/xl2tpd/${name}.conf`, '-p', `/run/peer-${name}.pid`, '-C', control]);
+  await poll(async () => (await peer.run(['/usr/bin/test', '-p', control]).then(() => true, () => false)), (ok) => ok, 30_000, `the ${name} LAC control pipe`);
+  await peer.run(['/usr/bin/tee', control], { input: `c ${name}\n` });
+  return unit;
 }
 
 /** The peer's device of the link whose far end is `remote`, or ''. */
@@ -114,6 +138,7 @@ describe.skipIf(skip !== null)(`the gateway's PPP servers in the image's kernel$
   }, 2 * BOOT_LIMIT_MS);
 
   afterAll(async () => {
+    await radius?.stop();
     await gw?.down();
   });
 
@@ -208,5 +233,76 @@ describe.skipIf(skip !== null)(`the gateway's PPP servers in the image's kernel$
     const refused = await pppoeDial('dslold1', 'DslOld1234');
     expect(refused.code).not.toBe(0);
     expect(await peerAddressTowards('10.0.40.1')).toBe('');
+  });
+
+  test('an L2TP/IPsec client brings up IPsec with the key and dials inside it; plain L2TP is refused meanwhile', async () => {
+    // Debian's strongswan.service (the system charon the network domain's IPsec clients load
+    // into) holds UDP 500/4500 on the image; the IPsec server's charon cannot bind beside it
+    // (vpn-server README, Limits), so it is stopped for this proof.
+    await gw.vm.agent.run(['/usr/bin/systemctl', 'stop', 'strongswan.service']);
+    const psk = 'L2tp-Ipsec Key 7';
+    await addAccount('l2tpsec1', 'l2tp', 'L2tpSec123');
+    await withGuestLog(() => admin.write('auth/l2tp', { enabled: true, interfaces: ['vpnlan'], authproto: ['chap', 'mschap-v2'], mppe: false, ipsec: true, psk }));
+    await expect.poll(async () => (await status('l2tp')).running, { timeout: 30_000 }).toBe(true);
+
+    // Without IPsec: the LNS never answers (the ruleset takes UDP 1701 only decapsulated), and
+    // the LAC gives the tunnel up after its retransmissions.
+    const plain = await dialLac('plain', 1703, 'l2tpsec1', 'L2tpSec123');
+    await expect.poll(() => unitLog(plain), { timeout: 120_000, interval: 2000 }).toMatch(/Maximum retries exceeded for tunnel/);
+    expect((await status('l2tp')).sessions.some((s) => s.username === 'l2tpsec1')).toBe(false);
+    expect(await peerAddressTowards('10.0.30.1')).toBe('');
+    await gw.vm.agent.run(['/usr/bin/systemctl', 'stop', plain]);
+
+    // The client's own charon: ip netns exec binds the peer's /etc/strongswan.conf and /etc/swanctl.
+    const plugins = 'random nonce aes sha1 sha2 md5 hmac gmp kdf xcbc pem pkcs1 pubkey x509 kernel-netlink socket-default vici';
+    const vici = 'unix:///run/peer-charon.vici';
+    await peer.writeEtc('strongswan.conf', [
+      'charon-systemd {', `\tload = ${plugins}`, '\tjournal {', '\t\tdefault = 1', '\t}', '\tplugins {', '\t\tvici {', `\t\t\tsocket = ${vici}`, '\t\t}', '\t}', '}',
+      'swanctl {', `\tsocket = ${vici}`, '}', '',
+    ].join('\n'));
+    await peer.writeEtc('swanctl/swanctl.conf', [
+      'connections {', '\tgw {', '\t\tversion = 1', '\t\tremote_addrs = 10.90.0.1', '\t\tproposals = default',
+      '\t\tlocal {', '\t\t\tauth = psk', '\t\t}', '\t\tremote {', '\t\t\tauth = psk', '\t\t}',
+      '\t\tchildren {', '\t\t\tgw {', '\t\t\t\tmode = transport', '\t\t\t\tlocal_ts = dynamic[udp]', '\t\t\t\tremote_ts = dynamic[udp/1701]', '\t\t\t\tesp_proposals = default', '\t\t\t}', '\t\t}', '\t}', '}',
+      'secrets {', '\tike-gw {', `\t\tsecret = 0x${Buffer.from(psk).toString('hex')}`, '\t}', '}', '',
+    ].join('\n'));
+    await peerService('peer-charon', ['/usr/sbin/charon-systemd']);
+    await poll(async () => (await peer.run(['/usr/sbin/swanctl', '--stats', '--uri', vici]).then(() => true, () => false)), (ok) => ok, 60_000, "the peer's charon");
+    await peer.run(['/usr/sbin/swanctl', '--load-all', '--noprompt', '--uri', vici]);
+    await withGuestLog(() => peer.run(['/usr/sbin/swanctl', '--initiate', '--child', 'gw', '--timeout', '60', '--uri', vici], { timeoutMs: 90_000 }));
+    expect(await peer.run(['/usr/sbin/swanctl', '--list-sas', '--uri', vici])).toMatch(/INSTALLED, TRANSPORT/);
+
+    await dialLac('sec', 1702, 'l2tpsec1', 'L2tpSec123');
+    await withGuestLog(() => proveServer('l2tp', 'l2tpsec1', '10.0.30.1', /^10\.0\.30\.\d+$/));
+    // The session's packets went through the SA: ESP counted on the peer's side.
+    expect(await peer.run(['/usr/sbin/swanctl', '--list-sas', '--uri', vici])).toMatch(/\bin +[0-9a-f]{8}[^,\n]*, +[1-9]\d* bytes/);
+  });
+
+  test('a PPPoE client dials with an account only the RADIUS server knows; a wrong password is refused', async () => {
+    radius = await startFreeRadius([{ name: 'radonly1', password: 'RadPass123' }], {
+      netns: gw.upstreamNs,
+      address: UPSTREAM.address,
+      clients: `${UPSTREAM.address.replace(/\.\d+$/, '.0')}/${UPSTREAM.prefix}`,
+      secret: 'Ppp-Radius-Key1',
+    });
+    await admin.write('auth/radius', { enabled: true, radiusip: UPSTREAM.address, sharekey: radius.secret, authport: radius.authPort, accoutport: radius.acctPort, timeout: 3, retries: 2 });
+    await withGuestLog(() => admin.write('auth/pppoe', { enabled: true, interfaces: ['dslan'], authway: 'radius', authproto: ['chap'], mppe: false }));
+    await expect.poll(async () => (await status('pppoe')).running, { timeout: 30_000 }).toBe(true);
+    // The local store has no such account.
+    const users = (await admin.api.get('auth/userauth')).data as { items: Array<{ username: string }> };
+    expect(users.items.map((user) => user.username)).not.toContain('radonly1');
+
+    const dial = (password: string) =>
+      peer.run(['/usr/sbin/pppd', 'plugin', 'rp-pppoe.so', 'nic-pp1', 'user', 'radonly1', 'password', password, 'noauth', 'noipdefault', 'nodefaultroute', 'updetach', 'maxfail', '1'], { timeoutMs: 90_000 });
+    await expect(dial('WrongPass9')).rejects.toThrow();
+    await expect
+      .poll(() => gw.vm.agent.run(['/usr/bin/journalctl', '-b', '--no-pager', '-o', 'cat', '-n', '400']), { timeout: 30_000, interval: 1000 })
+      .toMatch(/Peer radonly1 failed CHAP authentication|CHAP peer authentication failed for (?:remote host )?radonly1/);
+    expect((await status('pppoe')).sessions.some((s) => s.username === 'radonly1')).toBe(false);
+
+    await withGuestLog(() => dial('RadPass123'));
+    await proveServer('pppoe', 'radonly1', '10.0.40.1', /^10\.0\.40\.\d+$/);
+    // FreeRADIUS accounted the session it vouched for.
+    expect(radius.detail().some((record) => record['User-Name'] === 'radonly1' && record['Acct-Status-Type'] === 'Start')).toBe(true);
   });
 });

@@ -12,15 +12,21 @@ import { VPN_WORK_MODES } from './openvpn-server.js';
  * The PPP servers of spec §3 (VPN service): PPTP, L2TP (optionally over IPsec) and the PPPoE
  * server, each one singleton of settings. They share pppd's settings: the server's own address
  * on every link, the range clients get addresses from, the DNS server handed out, where
- * accounts are checked (local users of the server's type), the
+ * accounts are checked (local users of the server's type, or the hotspot's RADIUS server), the
  * authentication protocols accepted, MTU/MRU (spec §5: 46-1500, default 1450), LCP echo, MPPE
  * and compression.
  */
 export const PPP_SERVER_KINDS = ['pptp', 'l2tp', 'pppoe'] as const;
 export type PppServerKind = (typeof PPP_SERVER_KINDS)[number];
 
-/** Where accounts are checked: local users of the server's type. */
-export const PPP_AUTH_WAYS = ['local'] as const;
+/**
+ * Where accounts are checked: local users of the server's type, or the device's RADIUS server
+ * (the hotspot's, /hotspot/radius) through pppd's radius plugin. Not both: the plugin answers
+ * every PAP/CHAP request itself and never falls back to pppd's secrets files.
+ */
+export const PPP_AUTH_WAYS = ['local', 'radius'] as const;
+/** radiusclient keeps a shared secret in at most 48 bytes (MAX_SECRET_LENGTH), one token. */
+export const PPP_RADIUS_SECRET = /^[\x21-\x7e]{1,48}$/;
 /** Authentication protocols pppd may accept from clients. */
 export const PPP_AUTH_PROTOS = ['pap', 'chap', 'mschap', 'mschap-v2'] as const;
 /** MPPE key strength when MPPE is on: 128-bit only, 40-bit only, or either. */
@@ -105,7 +111,7 @@ export function pppServerIssues(value: CommonValue): Array<[field: string, messa
       if (local >= range.first && local <= range.last) issues.push(['localip', 'validation.ppp.localInRange']);
     }
   }
-  if (value.authway === 'local' && value.authproto.length === 0) issues.push(['authproto', 'validation.required']);
+  if (value.authproto.length === 0) issues.push(['authproto', 'validation.required']);
   if (new Set(value.authproto).size !== value.authproto.length) issues.push(['authproto', 'validation.ppp.duplicate']);
   // MPPE keys come out of MS-CHAP: without it pppd cannot encrypt and drops the link.
   if (value.mppe && !value.authproto.some((proto) => proto === 'mschap' || proto === 'mschap-v2')) issues.push(['mppe', 'validation.ppp.mppeNeedsMschap']);
@@ -167,7 +173,8 @@ export const l2tpServer = defineEntity({
   writeOnly: ['psk'],
   refine(value, ctx) {
     for (const [field, message] of pppServerIssues(value)) ctx.addIssue(field, message);
-    if (value.ipsec && !value.psk) ctx.addIssue('psk', 'validation.required');
+    // The key is write-only and kept when sent empty: only the daemon, which merges the stored
+    // one first, can tell a missing key from a kept one (ppp-server-rules).
   },
   form: {
     tabs: [

@@ -89,9 +89,10 @@ export function pppExpiredPool(settings: PppoeServer): string[] | null {
   return out;
 }
 
-const ABSOLUTE_PATH = /^\/[A-Za-z0-9._/+-]+$/;
+export const ABSOLUTE_PATH = /^\/[A-Za-z0-9._/+-]+$/;
 
-function path(value: string): string {
+/** An absolute path as one inert token (no space, quote or `..` segment). */
+export function path(value: string): string {
   assertInert(value, 'path');
   if (!ABSOLUTE_PATH.test(value) || value.includes('/../')) throw new RenderValueError(`path ${JSON.stringify(value)} cannot be rendered`);
   return value;
@@ -108,6 +109,8 @@ export interface PppRenderEnv {
   /** Install root the hook records under (the lab's throwaway folder, `/` on a device). */
   root: string;
   hook: string;
+  /** radiusclient's configuration, for a server whose accounts come from RADIUS. */
+  radiusConfig?: string;
 }
 
 /**
@@ -119,6 +122,11 @@ export function renderPppServerOptions(kind: PppServerKind, settings: PppServerS
   // No `nodetach`: pptpd hands pppd the link as its standard input and output, where a pppd that
   // does not detach writes its log, into the link; pppoe-server and xl2tpd pass it themselves.
   const lines: string[][] = [['name', PPP_SERVER_NAME[kind]], ['auth'], ['nodefaultroute'], ['noipv6']];
+  // The plugin's own options are known to pppd only once the plugin is loaded: it comes first.
+  if (settings.authway === 'radius') {
+    if (!env.radiusConfig) throw new RenderValueError(`the ${kind} server takes its accounts from RADIUS, which is not set up`);
+    lines.unshift(['plugin', 'radius.so'], ['radius-config-file', path(env.radiusConfig)]);
+  }
   lines.push(['ms-dns', ipv4(settings.msdns || settings.localip)]);
   const protos = new Set(settings.authproto);
   const option = { pap: 'pap', chap: 'chap', mschap: 'mschap', 'mschap-v2': 'mschap-v2' } as const;
@@ -143,6 +151,8 @@ export function renderPppServerOptions(kind: PppServerKind, settings: PppServerS
 
 /** The options a server's pppd file may carry (pppd 2.4.9 and its radius plugin). */
 const SERVER_OPTIONS = new Map<string, RegExp | null>([
+  ['plugin', /^radius\.so$/],
+  ['radius-config-file', ABSOLUTE_PATH],
   ['name', /^portico-(?:pptp|l2tp|pppoe)$/],
   ['auth', null],
   ['nodefaultroute', null],
@@ -306,7 +316,8 @@ export function pppoeServerArgv(args: PppoeServerArgs): string[] {
   return ['pppoe-server', '-F', ...args.interfaces.flatMap((name) => ['-I', name]), '-L', args.localip, '-R', args.first, '-N', String(args.count), '-O', args.options];
 }
 
-function lineProblems(content: string, check: (line: string) => string | null): string[] {
+/** Each line of a rendered file: printable, `# ` comments skipped, the others held to `check`. */
+export function lineProblems(content: string, check: (line: string) => string | null): string[] {
   if (!content.endsWith('\n')) return ['file does not end with a newline'];
   const problems: string[] = [];
   content

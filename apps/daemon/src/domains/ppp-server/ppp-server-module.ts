@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { PPP_SERVER_KINDS, type L2tpServer, type PppoeServer, type PptpServer } from '@portico/schema';
+import { hotspotRadius, PPP_SERVER_KINDS, type L2tpServer, type PppoeServer, type PptpServer } from '@portico/schema';
 import { contribute, defineDomain } from '../../config/domain-module.js';
 import type { ConfigDomain } from '../../config/config-types.js';
 import type { RenderedFile } from '../../engine/engine-types.js';
@@ -26,6 +26,7 @@ import { pppExpiredNotices, pppServerContributor } from './ppp-server-ruleset.js
 import { registerPppServerRoutes } from './ppp-server-routes.js';
 import { pppSecretsWriter, PPP_SECRETS_FORMAT, PPP_SERVER_DOMAIN } from './ppp-server-secrets-writer.js';
 import { pppServerBindings } from './ppp-server-rules.js';
+import { checkRadiusClientConf, checkRadiusDictionary, checkRadiusServers, hotspotRadiusOf, PPP_RADIUS_FILES, renderPppRadiusFiles } from './ppp-server-radius.js';
 
 /** Where the linux driver installs (the system root) and where the sim keeps its files. */
 function installRoot(settings: Settings): string {
@@ -42,13 +43,16 @@ function pppServerDomain(settings: Settings): ConfigDomain {
   const root = installRoot(settings);
   return {
     name: PPP_SERVER_DOMAIN,
-    entities: [...PPP_SERVER_KINDS.map((kind) => pppEntity(kind).name), 'networkInterface', 'vlan'],
+    entities: [...PPP_SERVER_KINDS.map((kind) => pppEntity(kind).name), 'networkInterface', 'vlan', hotspotRadius.name],
     render(snapshot) {
       const files: RenderedFile[] = [];
-      const env = { root, hook: PPP_SERVER_HOOK };
+      const servers = PPP_SERVER_KINDS.map((kind) => ({ kind, server: pppSettingsOf(snapshot, kind) }));
+      // radiusclient's files, once, when an enabled server takes its accounts from RADIUS.
+      const radius = servers.some(({ server }) => server.enabled && server.authway === 'radius');
+      if (radius) files.push(...renderPppRadiusFiles(hotspotRadiusOf(snapshot), join(root, PPP_SESSION_DIR)));
+      const env = { root, hook: PPP_SERVER_HOOK, radiusConfig: radius ? PPP_RADIUS_FILES.config : undefined };
       const enabled: Record<string, boolean> = {};
-      for (const kind of PPP_SERVER_KINDS) {
-        const server = pppSettingsOf(snapshot, kind);
+      for (const { kind, server } of servers) {
         enabled[kind] = server.enabled;
         if (!server.enabled) continue;
         files.push({ target: PPP_SERVER_FILES.options(kind), content: renderPppServerOptions(kind, server, env), check: 'ppp-options' });
@@ -78,6 +82,9 @@ export const pppServerModule = defineDomain({
     { name: 'xl2tpd-conf', builtin: (content) => checkXl2tpdConf(content)[0] ?? null },
     { name: 'pppoe-args', builtin: (content) => (parsePppoeArgs(content) ? null : 'not pppoe-server settings') },
     PPP_SECRETS_FORMAT,
+    { name: 'ppp-radius-conf', builtin: (content) => checkRadiusClientConf(content)[0] ?? null },
+    { name: 'ppp-radius-servers', builtin: (content) => checkRadiusServers(content)[0] ?? null },
+    { name: 'ppp-radius-dictionary', builtin: (content) => checkRadiusDictionary(content)[0] ?? null },
   ],
   contributions: (settings) => [contribute(RULESET_PARTS, pppServerContributor(settings.portalPort)), contribute(PORTAL_NOTICE_SOURCES, pppExpiredNotices)],
   // OpenWrt runs its PPP servers from their own packages and init scripts, which this domain

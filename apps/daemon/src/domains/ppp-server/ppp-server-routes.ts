@@ -12,8 +12,8 @@ export const PPP_MSG = { noSession: 'msg.ppp.noSession' } as const;
 /**
  * Each PPP server's status route beside its settings (the generic `auth/<kind>`):
  * `auth/<kind>/status` answers running or STOPPED, the online sessions (who, from where,
- * address, since, bytes) and the local accounts of its type that cannot dial until their
- * password is set again; POST `kick` with a session's interface ends that session.
+ * address, since, bytes) and, while it takes local accounts, those of its type that cannot
+ * dial until their password is set again; POST `kick` with a session's interface ends that session.
  * On the sim driver nothing dials: the servers read as stopped, with no session.
  */
 export function registerPppServerRoutes(app: FastifyInstance, ctx: AppContext, source: SessionSource): void {
@@ -25,9 +25,10 @@ export function registerPppServerRoutes(app: FastifyInstance, ctx: AppContext, s
       `/api/auth/${kind}/status`,
       { config: { policy: { module, effect: 'read' }, doc: { summary: `${kind} server: running or stopped, online sessions`, response: pppServerStatusSchema } } },
       async () => {
-        // Polled: names only, nothing opened.
-        const needPassword = accounts.namesWithoutPassword(kind);
-        const enabled = pppSettingsOf(ctx.config.journal.capture(), kind).enabled;
+        const { enabled, authway } = pppSettingsOf(ctx.config.journal.capture(), kind);
+        // Polled: names only, nothing opened. A server taking its accounts from RADIUS reads no
+        // local secret: none is missing.
+        const needPassword = authway === 'local' ? accounts.namesWithoutPassword(kind) : [];
         const running = live && enabled && pppServerRunning(source.root, kind);
         return success({ running, sessions: running ? pppSessions(source, kind).map(({ pid: _pid, ...session }) => session) : [], needPassword });
       },

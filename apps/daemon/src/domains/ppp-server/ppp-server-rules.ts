@@ -4,6 +4,7 @@ import type { EntityBinding } from '../../config/entity-routes.js';
 import { failure } from '../../plugins/api-envelope.js';
 import { networkConfigOf, planNetwork } from '../network/network-public.js';
 import { pppEntity, pppSettingsOf } from './ppp-server-files.js';
+import { hotspotRadiusOf, pppRadiusProblem } from './ppp-server-radius.js';
 
 /** The addresses a server takes: its range and its local IP, as inclusive integer ranges. */
 function taken(settings: Partial<PppServerSettings>): Array<{ first: number; last: number }> {
@@ -41,6 +42,13 @@ export function pppServerBindings(ctx: AppContext): Record<string, EntityBinding
             // The interfaces named must exist (a PPPoE server answers discovery on their devices).
             const devices = planNetwork(networkConfigOf(snapshot)).deviceOf;
             if ((candidate.interfaces ?? []).some((name) => !devices.has(name))) errors.interfaces = 'validation.network.unknownInterface';
+            // L2TP/IPsec needs its key: the record holds the stored one when none was sent.
+            if (kind === 'l2tp' && record.ipsec === true && !record.psk) errors.psk = 'validation.required';
+            // RADIUS accounts need the device's RADIUS server set up in a form pppd's plugin reads.
+            if (candidate.enabled && candidate.authway === 'radius') {
+              const problem = pppRadiusProblem(hotspotRadiusOf(snapshot));
+              if (problem) errors.authway = problem;
+            }
             return Object.keys(errors).length ? failure(MSG.invalid, errors) : undefined;
           },
         },
