@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { adminUser, defineEntity, type AnyEntity } from '@portico/schema';
+import { adminUser, defineEntity, hotspotRadius, type AnyEntity } from '@portico/schema';
 import { buildFormModel, initialValues, type FormValues } from '../src/pages/entity/entity-form-model.js';
 import {
   clearFieldError,
@@ -127,5 +127,22 @@ describe('placing errors', () => {
     const errors = { key: 'validation.required', mode: 'validation.option' };
     expect(clearFieldError(errors, 'key')).toEqual({ mode: 'validation.option' });
     expect(clearFieldError(errors, 'host')).toBe(errors);
+  });
+});
+
+describe('a stored key the form keeps when left empty', () => {
+  const radius = hotspotRadius as unknown as AnyEntity;
+  const model = buildFormModel(radius, 'edit');
+  // What the daemon sends back: the key (write-only) left out.
+  const record = { enabled: true, radiusip: '192.0.2.10', radiusip2: '', authport: 1812, acctport: 1813 };
+
+  test('is not "required" in the console: the daemon, holding the stored key, decides', () => {
+    const values = { ...initialValues(radius, model, record), sharekey: '' };
+    expect(validateForm(radius, model, values, record).sharekey).toBeUndefined();
+  });
+
+  test('other rules still hold beside it', () => {
+    const values = { ...initialValues(radius, model, record), sharekey: '', radiusip: '' };
+    expect(validateForm(radius, model, values, record)).toMatchObject({ radiusip: 'validation.required' });
   });
 });

@@ -47,6 +47,11 @@ export function validateForm(
   // A field left empty is "required", whatever the schema says about wrong values.
   for (const field of model.fields) {
     if (errors[field.name] && candidate[field.name] === undefined) errors[field.name] = 'validation.required';
+    // A write-only field kept when left empty (a stored key) is never read back, so the console
+    // cannot tell a kept value from a missing one: that "required" is the daemon's to say, after
+    // it merged the stored record.
+    const empty = candidate[field.name] === undefined || candidate[field.name] === '';
+    if (field.keepWhenEmpty && empty && errors[field.name] === 'validation.required') delete errors[field.name];
   }
   return errors;
 }
