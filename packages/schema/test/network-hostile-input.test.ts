@@ -17,6 +17,7 @@ const EXPLICIT: Record<string, object> = {
   adminUser: { username: 'operator1', password: 'Abcdefg12', confirm: 'Abcdefg12', privilege: 2, allowd_ips: [] },
   wirelessSsid: { group: '0b6f6a4e-2f36-4c1e-9f55-0a1b2c3d4e5f', ssid: 'Office', key: 'correct horse' },
   cpeProfile: { name: 'link-north', ssid: 'north-link', key: 'bridge-passphrase' },
+  emailRecipient: { name: 'duty desk', address: 'duty@example.com', events: ['dhcpServer', 'ipConflict'] },
   ipsecPeer: { name: 'branch', remote_addr: '198.51.100.9', local_subnets: '192.168.1.0/24', peer_subnets: '10.50.0.0/16', local_id: 'hq.example.com', remote_id: 'branch.example.com', psk: 'pre-shared key 1' },
 };
 for (const [name, rows] of Object.entries(SAMPLE_INPUT)) {
