@@ -45,7 +45,7 @@ describe('list addresses', () => {
   test('every page path is a menu route, so the route table serves it', () => {
     const routes = new Set(allRoutePaths());
     for (const path of Object.keys(HOTSPOT_PAGES)) expect(routes.has(path), path).toBe(true);
-    expect(Object.keys(HOTSPOT_PAGES)).toEqual(['/hotspot/localportal', '/hotspot/radius', ...hotspotListPaths()]);
+    expect(Object.keys(HOTSPOT_PAGES)).toEqual(['/hotspot/localportal', '/hotspot/localuser', '/hotspot/radius', ...hotspotListPaths()]);
     expect(hotspotListPaths()).toHaveLength(8);
   });
 
