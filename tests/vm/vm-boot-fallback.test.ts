@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BOOT_LIMIT_MS, consoleReady, recordFigures, roundSeconds, startVmGateway, vmPrerequisites, type VmGateway } from './vm-gateway.js';
+import { BOOT_LIMIT_MS, guestWhileRebooting, consoleReady, recordFigures, roundSeconds, startVmGateway, vmPrerequisites, type VmGateway } from './vm-gateway.js';
 
 /**
  * A firmware whose daemon never answers falls back to the good slot by itself. A boot entry on
@@ -19,18 +19,7 @@ const CHECK_SECONDS = 40;
 let gw: VmGateway;
 
 /** A command in the guest that may be rebooting: '' until the agent answers again. */
-async function guest(argv: string[]): Promise<string> {
-  try {
-    return await gw.vm.agent.run(argv, { timeoutMs: 20_000 });
-  } catch {
-    try {
-      await gw.vm.agent.sync(5000);
-    } catch {
-      // Still rebooting.
-    }
-    return '';
-  }
-}
+const guest = (argv: string[]) => guestWhileRebooting(gw, argv);
 
 /** Boots the journal knows (its list's rows: index, boot id, first and last entry). */
 async function bootCount(): Promise<number> {

@@ -165,6 +165,20 @@ export async function poll<T>(probe: () => Promise<T>, done: (value: T) => boole
   }
 }
 
+/** A command in a guest that may be rebooting: its output, or '' until the agent answers again. */
+export async function guestWhileRebooting(gw: VmGateway, argv: string[]): Promise<string> {
+  try {
+    return await gw.vm.agent.run(argv, { timeoutMs: 20_000 });
+  } catch {
+    try {
+      await gw.vm.agent.sync(5000);
+    } catch {
+      // Still rebooting.
+    }
+    return '';
+  }
+}
+
 /** Waits until a LAN client has its lease and the console answers through the relays. */
 export async function consoleReady(gw: VmGateway, timeoutMs = BOOT_LIMIT_MS): Promise<void> {
   await poll(

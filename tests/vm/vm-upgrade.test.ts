@@ -8,7 +8,7 @@ import { IMAGE_LAYOUT } from '../../image/image-layout.mjs';
 import { partitions, releaseFirmware, rootVersion, testVendorKey } from '../../image/release-firmware.mjs';
 import { IMAGE_FILE } from '../../image/vm-guest.mjs';
 import { ApiSession } from '../e2e/e2e-harness.js';
-import { BOOT_LIMIT_MS, consoleReady, poll, signIn, startVmGateway, UPSTREAM, vmPrerequisites, type AdminApi, type VmGateway } from './vm-gateway.js';
+import { BOOT_LIMIT_MS, guestWhileRebooting, consoleReady, poll, signIn, startVmGateway, UPSTREAM, vmPrerequisites, type AdminApi, type VmGateway } from './vm-gateway.js';
 
 /**
  * The firmware upgrade of the router image (spec §4 firmware flow, §7 sysconf/bg*), for real:
@@ -161,18 +161,7 @@ async function finished(timeoutMs: number): Promise<{ status: FlowStatus; second
 }
 
 /** A command in the guest that may be rebooting: '' until the agent answers again. */
-async function guest(argv: string[]): Promise<string> {
-  try {
-    return await gw.vm.agent.run(argv, { timeoutMs: 20_000 });
-  } catch {
-    try {
-      await gw.vm.agent.sync(5000);
-    } catch {
-      // Still rebooting.
-    }
-    return '';
-  }
-}
+const guest = (argv: string[]) => guestWhileRebooting(gw, argv);
 
 /** What of slot b a refused or cut upgrade may have left: its file system, kernel, boot entries. */
 async function slotB(): Promise<{ fileSystem: string; kernel: boolean; entries: string[] }> {
