@@ -32,7 +32,7 @@ export const IMAGE_LAYOUT = Object.freeze({
   kernelOptions: Object.freeze(['root=PARTLABEL=portico-root-a', 'rw', 'rootflags=noatime,errors=remount-ro', 'console=tty0', 'console=ttyS0,115200n8', 'quiet', 'loglevel=3']),
   enabledUnits: Object.freeze(['portico-ports.service', 'portico.service', 'portico-boot-ok.service']),
   /** Services Debian's packages would start that fight the daemon over links, DNS or DHCP. */
-  maskedUnits: Object.freeze(['dnsmasq.service', 'hostapd.service', 'wpa_supplicant.service', 'xl2tpd.service', 'pptpd.service', 'openvpn.service', 'smbd.service', 'nmbd.service', 'samba-ad-dc.service']),
+  maskedUnits: Object.freeze(['dnsmasq.service', 'hostapd.service', 'wpa_supplicant.service', 'xl2tpd.service', 'pptpd.service', 'openvpn.service', 'strongswan.service', 'smbd.service', 'nmbd.service', 'samba-ad-dc.service']),
   /** The daemon's state (configuration database, generated admin password). */
   stateDir: '/var/lib/portico',
   /** Settings the port assignment writes on the first boot, read by the daemon's unit. */

@@ -85,8 +85,8 @@ export class LabDaemon {
   }
 
   /** An administrator's write that must succeed; a change that waits for its confirmation is confirmed. Its data. */
-  write(path: string, body: Record<string, unknown>): any {
-    const reply = this.http('POST', path, body).json;
+  write(path: string, body: Record<string, unknown>, timeoutMs = 60_000): any {
+    const reply = this.http('POST', path, body, timeoutMs).json;
     if (!reply?.success) throw new Error(`${path}: ${JSON.stringify(reply)}`);
     const token = reply.data?.confirm?.token;
     if (token && !this.http('POST', '/api/sysconf/confirm', { token }).json?.success) throw new Error(`${path}: not confirmed`);

@@ -10,11 +10,12 @@ import { LabDaemon, until } from './lab-daemon.js';
 
 /**
  * The IPsec server for real: the built daemon on the linux driver in the gateway namespace runs
- * its own charon; a strongSwan peer in the internet namespace runs another charon with its own
+ * its one charon; a strongSwan peer in the internet namespace runs another charon with its own
  * strongswan.conf (STRONGSWAN_CONF), vici socket and log, so the two coexist. The peer brings up
  * IKEv2 and then IKEv1 with the gateway; a wrong key and a wrong identity are refused and the
- * status the console shows names the refusal with the §8 message. Where this kernel has ESP,
- * traffic flows between the two sites' subnets through the tunnel.
+ * status the console shows names the refusal with the §8 message. A network IPsec client of the
+ * gateway rides on the same charon beside the server, neither unloading the other. Where this
+ * kernel has ESP, traffic flows between the sites' subnets through the tunnels.
  */
 const blocker = labPrerequisites();
 if (blocker) throw new Error(`lab suite cannot run: ${blocker}`);
@@ -24,6 +25,9 @@ const PEER_ADDRESS = '198.51.100.1';
 const LAN_HOST = '192.168.11.60';
 const PEER_HOST = '10.99.0.1';
 const PSK = 'lab-Shared-key-7';
+/** The gateway's own IPsec client to the peer site: its far network and key. */
+const CLIENT_PEER_HOST = '10.98.0.1';
+const CLIENT_PSK = 'lab-Client-key-8';
 
 /** Whether this kernel can hold an ESP state (CONFIG_INET_ESP): probed in a scratch namespace. */
 function kernelHasEsp(): boolean {
@@ -77,7 +81,7 @@ function peerSwanctl(args: string[]) {
 }
 
 /** The peer's side of the tunnel: version, mode, its key and the identity it shows. */
-function loadPeer(options: { version: 1 | 2; psk?: string; localId?: string; aggressive?: boolean }): void {
+function loadPeer(options: { version: 1 | 2; psk?: string; localId?: string; aggressive?: boolean; gatewayClient?: boolean }): void {
   const localId = options.localId ?? 'site2.example';
   const conf = [
     'connections {',
@@ -90,9 +94,23 @@ function loadPeer(options: { version: 1 | 2; psk?: string; localId?: string; agg
     '\t\tremote {\n\t\t\tauth = psk\n\t\t\tid = gw.example\n\t\t}',
     '\t\tchildren {\n\t\t\tsite {\n\t\t\t\tlocal_ts = 10.99.0.0/24\n\t\t\t\tremote_ts = 192.168.11.0/24\n\t\t\t\tstart_action = none\n\t\t\t}\n\t\t}',
     '\t}',
+    // The responder side of the gateway's own IPsec client (a network VPN client).
+    ...(options.gatewayClient
+      ? [
+          '\tgwclient {',
+          '\t\tversion = 2',
+          `\t\tlocal_addrs = ${PEER_ADDRESS}`,
+          `\t\tremote_addrs = ${WAN_ADDRESS}`,
+          '\t\tlocal {\n\t\t\tauth = psk\n\t\t\tid = hq.example\n\t\t}',
+          '\t\tremote {\n\t\t\tauth = psk\n\t\t\tid = gwc.example\n\t\t}',
+          '\t\tchildren {\n\t\t\tgwclient {\n\t\t\t\tlocal_ts = 10.98.0.0/24\n\t\t\t\tremote_ts = 192.168.11.0/24\n\t\t\t\tstart_action = none\n\t\t\t}\n\t\t}',
+          '\t}',
+        ]
+      : []),
     '}',
     'secrets {',
     `\tike-gw {\n\t\tid-1 = ${localId}\n\t\tid-2 = gw.example\n\t\tsecret = 0x${Buffer.from(options.psk ?? PSK).toString('hex')}\n\t}`,
+    ...(options.gatewayClient ? [`\tike-gwc {\n\t\tid-1 = hq.example\n\t\tid-2 = gwc.example\n\t\tsecret = 0x${Buffer.from(CLIENT_PSK).toString('hex')}\n\t}`] : []),
     '}',
     '',
   ].join('\n');
@@ -119,9 +137,11 @@ beforeAll(async () => {
   inNs(lab.gw, ['ip', 'addr', 'add', `${WAN_ADDRESS}/24`, 'dev', 'wan1']);
   // Policy-based IPsec still needs a route to the far subnet for the lookup that finds the policy.
   inNs(lab.gw, ['ip', 'route', 'replace', '10.99.0.0/24', 'via', PEER_ADDRESS]);
+  inNs(lab.gw, ['ip', 'route', 'replace', '10.98.0.0/24', 'via', PEER_ADDRESS]);
   setClientAddress(lab, 1, LAN_HOST);
   // The peer site's network: one host address on its loopback (this kernel has no dummy links).
   inNs(lab.inet, ['ip', 'addr', 'add', `${PEER_HOST}/32`, 'dev', 'lo']);
+  inNs(lab.inet, ['ip', 'addr', 'add', `${CLIENT_PEER_HOST}/32`, 'dev', 'lo']);
   inNs(lab.inet, ['ip', 'route', 'replace', '192.168.11.0/24', 'via', WAN_ADDRESS]);
   startPeer();
   await until(() => peerSwanctl(['--stats']).status === 0, 20);
@@ -131,7 +151,7 @@ afterAll(async () => {
   try {
     // Both sides' logs, for reading after a failure.
     writeFileSync(join(tmpdir(), 'portico-lab-ipsec-peer.log'), readFileSync(join(peerDir, 'charon.log'), 'utf8'));
-    writeFileSync(join(tmpdir(), 'portico-lab-ipsec-gateway.log'), readFileSync(join(daemon.root, 'var/log/portico/ipsec-server.log'), 'utf8'));
+    writeFileSync(join(tmpdir(), 'portico-lab-ipsec-gateway.log'), readFileSync(join(daemon.root, 'var/log/portico/ipsec.log'), 'utf8'));
   } catch {
     // No log: the peer never started.
   }
@@ -141,7 +161,9 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const pingPeerSite = () => inNs(lab.clients[1]!.ns, ['ping', '-c', '1', '-W', '1', PEER_HOST], { allowFail: true }).status;
+const pingPeerSite = (host = PEER_HOST) => inNs(lab.clients[1]!.ns, ['ping', '-c', '1', '-W', '1', host], { allowFail: true }).status;
+/** The gateway's one charon, asked directly: every SA on it, the network's clients' too. */
+const gatewaySas = () => inNs(lab.gw, ['swanctl', '--list-sas', '--noblock', '--uri', `unix://${daemon.root}/run/portico/ike/charon.vici`], { allowFail: true }).stdout;
 
 describe('IPsec server in the lab', () => {
   test('IKEv2: the peer authenticates, the console lists it with address and bytes, kick-off ends it', async () => {
@@ -210,6 +232,47 @@ describe('IPsec server in the lab', () => {
     expect(log).not.toContain(PSK);
     expect(log).not.toContain(Buffer.from(PSK).toString('hex'));
   }, 120_000);
+
+  test('one charon: a network IPsec client beside the server; adding and deleting it leaves the server\'s tunnel up', async () => {
+    const id = daemon.http('GET', '/api/auth/ipsec').json.data.items[0].id;
+    expect(daemon.http('POST', '/api/auth/ipsec', { action: 'update', id, ike: 'ikev2' }, 60_000).json).toMatchObject({ success: true });
+    loadPeer({ version: 2, gatewayClient: true });
+    peerSwanctl(['--initiate', '--child', 'site', '--timeout', '20']);
+    await expect.poll(() => established().length, { timeout: 30_000, interval: 200 }).toBe(1);
+    const serverSa = established()[0]!.uniqueId;
+
+    // The gateway dials the peer site as a VPN client of the network, on the same charon.
+    const client = daemon.write('/api/vpnclient', {
+      action: 'add',
+      type: 'ipsec',
+      name: 'hq',
+      server: PEER_ADDRESS,
+      ike: 'ikev2',
+      ipsec_mode: 'main',
+      peer_subnets: '10.98.0.0/24',
+      local_id: 'gwc.example',
+      remote_id: 'hq.example',
+      psk: CLIENT_PSK,
+    });
+    await expect.poll(() => /vpnc-hq: #\d+, ESTABLISHED, IKEv2/.test(gatewaySas()), { timeout: 60_000, interval: 500 }).toBe(true);
+    // The server's tunnel was not unloaded nor restarted by the client's load.
+    expect(established().map((sa) => sa.uniqueId)).toEqual([serverSa]);
+    // The server's status shows only its own SAs, not the client's.
+    expect(status().sas.map((sa) => sa.name)).toEqual(['site2']);
+    if (ESP) {
+      await expect.poll(() => pingPeerSite(CLIENT_PEER_HOST), { timeout: 20_000, interval: 200 }).toBe(0);
+      expect(pingPeerSite()).toBe(0);
+    }
+    // Kicking the client's SA through the server's page is refused: it is not the server's.
+    const clientSa = /vpnc-hq: #(\d+),/.exec(gatewaySas())![1]!;
+    expect(daemon.http('POST', '/api/auth/ipsec/status', { action: 'kick', uniqueId: clientSa }, 20_000).json).toMatchObject({ success: false });
+
+    // The client deleted: its SA goes, the server's stays, charon keeps running.
+    daemon.write('/api/vpnclient', { action: 'delete', id: client.id });
+    await expect.poll(() => /vpnc-hq: #/.test(gatewaySas()), { timeout: 30_000, interval: 200 }).toBe(false);
+    expect(established().map((sa) => sa.uniqueId)).toEqual([serverSa]);
+    expect(status().running).toBe(true);
+  }, 180_000);
 
   test('deleting the last peer stops charon and removes its files', async () => {
     const id = daemon.http('GET', '/api/auth/ipsec').json.data.items[0].id;

@@ -55,10 +55,12 @@ describe('the domain list', () => {
 
   test('config domains apply in order, and every entity they name feeds them', () => {
     const registry = systemRegistry();
-    expect(registry.renderable()).toEqual(['network', 'conntrack', 'qos', 'openvpn-server', 'ipsec-server', 'ppp-server', 'audit', 'system-time', 'net-param', 'system-info']);
-    expect(registry.domainsOf(['ipsecPeer'])).toEqual(['network', 'ipsec-server']);
-    // L2TP/IPsec's key rides on the IPsec server's charon.
-    expect(registry.domainsOf(['l2tpServer'])).toEqual(['network', 'ipsec-server', 'ppp-server']);
+    expect(registry.renderable()).toEqual(['network', 'ike', 'conntrack', 'qos', 'openvpn-server', 'ipsec-server', 'ppp-server', 'audit', 'system-time', 'net-param', 'system-info']);
+    expect(registry.domainsOf(['ipsecPeer'])).toEqual(['network', 'ike', 'ipsec-server']);
+    // The one charon carries the network's IPsec clients and the IPsec server (through IKE_USERS).
+    expect(registry.domainsOf(['vpnClient'])).toEqual(['network', 'ike', 'qos']);
+    // L2TP/IPsec's key rides on the same charon.
+    expect(registry.domainsOf(['l2tpServer'])).toEqual(['network', 'ike', 'ipsec-server', 'ppp-server']);
     expect(registry.domainsOf(['behaviourAudit'])).toEqual(['network', 'audit']);
     expect(registry.domainsOf(['systemTime'])).toEqual(['network', 'system-time']);
     expect(registry.domainsOf(['remoteAccess'])).toEqual(['network']);

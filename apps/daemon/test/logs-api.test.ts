@@ -161,9 +161,9 @@ describe('the system (kernel) log', () => {
     expect((await page('name=ipsec')).data).toMatchObject({ items: [], total: 0, source: 'absent' });
   });
 
-  test('the IPsec log shows the IPsec server\'s charon as it writes its file', async () => {
+  test('the IPsec log shows the one charon (the IPsec server\'s and the clients\') as the daemon writes its file', async () => {
     mkdirSync(join(root(), 'var/log/portico'), { recursive: true });
-    write('var/log/portico/ipsec-server.log', `${new Date(h.clock.ms).toISOString()} 10[IKE] <branch|1> IKE_SA branch[1] established\n`);
+    write('var/log/portico/ipsec.log', `${new Date(h.clock.ms).toISOString()} 10[IKE] <branch|1> IKE_SA branch[1] established\n`);
     const items = (await page('name=ipsec')).data.items as Array<{ text: string }>;
     expect(items.map((e) => e.text).join('\n')).toContain('IKE_SA branch[1] established');
   });

@@ -81,7 +81,7 @@ describe('services an earlier run of the daemon left running', () => {
     }, CONDITION_WAIT);
 
     const reports: string[] = [];
-    dialler = new LinkDialler({ root, run: noRun, spawnPrefix: prefix, pppPidDir: pidDir, report: (e) => reports.push(String(e)) });
+    dialler = new LinkDialler({ root, run: noRun, spawnPrefix: prefix, pppPidDir: pidDir, report: (e) => reports.push(String(e)), ike: { uri: 'unix:///nowhere.vici' } });
     const links: DialledLinks = { pppd: [wan, pptp], l2tp, ipsec: null };
     dialler.describe(links);
     await dialler.afterPass([]);

@@ -8,6 +8,7 @@ import { systemRegistry } from '../src/domain-list.js';
 import type { CommandRunner } from '../src/engine/command-runner.js';
 import { SupervisedProcess, type Scheduler } from '../src/domains/network/network-child-process.js';
 import { NETWORK_FILES } from '../src/domains/network/network-config.js';
+import { IKE_FILES } from '../src/domains/network/network-ike.js';
 import type { DialledLinks } from '../src/domains/network/network-dialled-links.js';
 import { PppdSupervisor } from '../src/domains/network/network-pppd-supervisor.js';
 import { SwanctlControl } from '../src/domains/network/network-swanctl-control.js';
@@ -212,10 +213,15 @@ describe('the linux driver dials PPPoE WANs and VPN clients', () => {
       join(root, 'run/portico/xl2tpd.control'),
     ]);
 
-    // strongSwan: the rendered files loaded, then the client's child SA initiated.
+    // strongSwan: the one charon started with the IKE domain's strongswan.conf, ready on its vici
+    // socket, the top file (which includes the clients') loaded, then the client's child SA initiated.
     const swanctl = () => commands.filter((argv) => argv[0] === 'swanctl');
-    const loadAll = ['swanctl', '--load-all', '--noprompt', '--file', join(root, NETWORK_FILES.swanctl)];
-    await vi.waitFor(() => expect(swanctl()).toEqual([loadAll, ['swanctl', '--initiate', '--child', 'ipsecone', '--timeout', '10']]), CONDITION_WAIT);
+    const uri = ['--uri', `unix://${root}/run/portico/ike/charon.vici`];
+    const loadAll = ['swanctl', '--load-all', '--noprompt', '--file', join(root, IKE_FILES.swanctl), ...uri];
+    await vi.waitFor(() => expect(swanctl()).toEqual([['swanctl', '--stats', ...uri], loadAll, ['swanctl', '--initiate', '--child', 'vpnc-ipsecone', '--timeout', '10', ...uri]]), CONDITION_WAIT);
+    const charon = tools.starts('charon-systemd');
+    expect(charon).toHaveLength(1);
+    expect(charon[0]!.env.STRONGSWAN_CONF).toBe(join(root, IKE_FILES.charon));
 
     // A changed options file restarts that WAN's pppd only; a changed password too, with the new one.
     const before = { wanppp: current('wanppp').pid, wanpptwo: current('wanpptwo').pid, pptpone: current('pptpone').pid };
@@ -240,7 +246,9 @@ describe('the linux driver dials PPPoE WANs and VPN clients', () => {
     expect(tools.stopped().has(removed)).toBe(true);
     expect(alive(removed)).toBe(false);
     await write(admin, vpnClient, { action: 'delete', id: ipsec });
-    await vi.waitFor(() => expect(swanctl().slice(2)).toEqual([['swanctl', '--terminate', '--ike', 'ipsecone', '--force'], loadAll]), CONDITION_WAIT);
+    // The last IPsec user gone: charon stops (its SAs with it), and the client's SA is terminated.
+    await vi.waitFor(() => expect(swanctl().slice(3)).toEqual([['swanctl', '--terminate', '--ike', 'vpnc-ipsecone', '--force', ...uri]]), CONDITION_WAIT);
+    expect(tools.stopped().has(charon[0]!.pid)).toBe(true);
 
     // No password on any command line or in any environment, of the services or of the commands run.
     const everyArgv = [...tools.starts().flatMap((start) => [start.argv.join(' '), JSON.stringify(start.env)]), ...commands.map((argv) => argv.join(' '))];
@@ -333,21 +341,22 @@ describe('restarts', () => {
 });
 
 describe('IPsec through swanctl', () => {
-  test('load then initiate; a changed file terminates, reloads and initiates again; no client left unloads them all', async () => {
+  test('initiate; a changed file terminates and initiates again; no client left terminates', async () => {
     const commands: string[][] = [];
     const run: CommandRunner = async (argv) => {
       commands.push([...argv]);
       return { exitCode: 0, stdout: '', stderr: '' };
     };
-    const swanctl = new SwanctlControl({ root: '/r', run });
+    const swanctl = new SwanctlControl({ run, ike: { uri: 'unix:///r/charon.vici' } });
     const links = { config: NETWORK_FILES.swanctl, files: [NETWORK_FILES.swanctl, NETWORK_FILES.swanctlSecrets], children: ['hq', 'branch'] };
-    const load = ['swanctl', '--load-all', '--noprompt', '--file', `/r${NETWORK_FILES.swanctl}`];
-    const initiate = (name: string) => ['swanctl', '--initiate', '--child', name, '--timeout', '10'];
-    const terminate = (name: string) => ['swanctl', '--terminate', '--ike', name, '--force'];
+    const uri = ['--uri', 'unix:///r/charon.vici'];
+    const initiate = (name: string) => ['swanctl', '--initiate', '--child', name, '--timeout', '10', ...uri];
+    const terminate = (name: string) => ['swanctl', '--terminate', '--ike', name, '--force', ...uri];
 
+    // The IKE daemon loaded the connections already: the clients only initiate.
     swanctl.configure(links, new Set(links.files));
     await swanctl.stop();
-    expect(commands.splice(0)).toEqual([load, initiate('hq'), initiate('branch')]);
+    expect(commands.splice(0)).toEqual([initiate('hq'), initiate('branch')]);
 
     // Nothing of IPsec changed in this pass: nothing runs.
     swanctl.configure(links, new Set([NETWORK_FILES.nftables]));
@@ -356,10 +365,10 @@ describe('IPsec through swanctl', () => {
 
     swanctl.configure({ ...links, children: ['hq'] }, new Set([NETWORK_FILES.swanctl]));
     await swanctl.stop();
-    expect(commands.splice(0)).toEqual([terminate('hq'), terminate('branch'), load, initiate('hq')]);
+    expect(commands.splice(0)).toEqual([terminate('hq'), terminate('branch'), initiate('hq')]);
 
     swanctl.configure(null, new Set());
     await swanctl.stop();
-    expect(commands.splice(0)).toEqual([terminate('hq'), load]);
+    expect(commands.splice(0)).toEqual([terminate('hq')]);
   });
 });

@@ -4,8 +4,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { VpnClient } from '@portico/schema';
 import { readIpsecLogFile, simulatedIpsecLog, tailLines } from '../src/domains/network/network-ipsec-log.js';
-import { renderCharonLogging, checkSwanctl } from '../src/domains/network/network-vpn-swanctl.js';
-import { NETWORK_FILES } from '../src/domains/network/network-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'portico-ipsec-log-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,12 +26,6 @@ const client: VpnClient = {
 };
 
 describe('IPsec client log', () => {
-  it('charon is told to log to the file the page reads, in the strongswan.conf syntax', () => {
-    const conf = renderCharonLogging();
-    expect(conf).toContain(`path = ${NETWORK_FILES.ipsecLog}`);
-    expect(checkSwanctl(conf, ['charon'])).toEqual([]);
-  });
-
   it('a missing file is no log yet, not an error', async () => {
     expect(await readIpsecLogFile(join(dir, 'absent.log'))).toEqual({ source: 'file', present: false, lines: [], truncated: false });
   });

@@ -38,7 +38,6 @@ function vpnFiles(config: NetworkConfig): RenderedFile[] {
 /** The structural checker of each VPN file, by its target and format. */
 function checkerOf({ target, check }: RenderedFile): (content: string) => string[] {
   if (target === NETWORK_FILES.swanctl || target === NETWORK_FILES.swanctlSecrets) return (content) => checkSwanctl(content);
-  if (target === NETWORK_FILES.charonLogging) return (content) => checkSwanctl(content, ['charon']);
   if (target === NETWORK_FILES.xl2tpd) return checkXl2tpd;
   if (check === 'ppp-secret') return checkPppSecret;
   if (check === 'ppp-password') return checkPppPasswordOptions;
@@ -77,7 +76,6 @@ describe('VPN client files', () => {
     expect(files.map((f) => [f.target, f.mode ?? 0o644])).toEqual([
       [NETWORK_FILES.swanctl, 0o644],
       [NETWORK_FILES.swanctlSecrets, 0o600],
-      [NETWORK_FILES.charonLogging, 0o644],
       [NETWORK_FILES.xl2tpd, 0o644],
       ['/etc/portico/ppp/vpn1.options', 0o644],
       ['/etc/portico/ppp/vpn1.secret', 0o600],
@@ -99,12 +97,12 @@ describe('VPN client files', () => {
 
   it('IPsec: version, aggressive mode, LAN to peer subnets, no start by itself, keys in hex only', () => {
     const conf = byTarget.get(NETWORK_FILES.swanctl)!.content;
-    expect(conf).toContain('\tlegacy {\n\t\tversion = 1\n\t\taggressive = yes\n\t\tremote_addrs = ipsec.example.net\n');
+    expect(conf).toContain('\tvpnc-legacy {\n\t\tversion = 1\n\t\taggressive = yes\n\t\tremote_addrs = ipsec.example.net\n');
     expect(conf).toContain('local_ts = 192.168.1.0/24,192.168.20.0/24\n\t\t\t\tremote_ts = 10.50.0.0/16,10.51.0.0/16');
     expect(conf.match(/start_action = none/g)).toHaveLength(2);
     expect(conf).not.toContain('pre-shared');
     const secrets = byTarget.get(NETWORK_FILES.swanctlSecrets)!.content;
-    const hex = /ike-legacy \{\n\t\tid-remote = ipsec\.example\.net\n\t\tsecret = 0x([0-9a-f]+)\n/.exec(secrets);
+    const hex = /ike-vpnc-legacy \{\n\t\tid-remote = ipsec\.example\.net\n\t\tsecret = 0x([0-9a-f]+)\n/.exec(secrets);
     expect(Buffer.from(hex![1]!, 'hex').toString()).toBe('k"e}y{ #1\\');
   });
 

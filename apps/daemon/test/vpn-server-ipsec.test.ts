@@ -4,16 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ipsecPeer, ipsecPeerConflicts, writeSchema, type AnyEntity, type IpsecPeer } from '@portico/schema';
 import { adminClient, get, json, post, startDaemon, type Client, type Harness } from './daemon-harness.js';
-import {
-  checkCharonConf,
-  checkSwanctlServer,
-  renderCharonConf,
-  renderSwanctlSecrets,
-  renderSwanctlServer,
-} from '../src/domains/vpn-server/vpn-server-ipsec.js';
+import { checkSwanctlServer, renderSwanctlSecrets, renderSwanctlServer } from '../src/domains/vpn-server/vpn-server-ipsec.js';
 import { parseListSas, refusalReader } from '../src/domains/vpn-server/vpn-server-ipsec-status.js';
-import { BoundedLog, ipsecLinuxActivation, readIpsecServerLog } from '../src/domains/vpn-server/vpn-server-ipsec-runtime.js';
+import { readIpsecServerLog } from '../src/domains/vpn-server/vpn-server-ipsec-runtime.js';
 import { IPSEC_FILES } from '../src/domains/vpn-server/vpn-server-ipsec.js';
+import { IKE_FILES } from '../src/domains/network/network-ike.js';
+import { BoundedLog } from '../src/domains/network/network-ike-daemon.js';
+import { NETWORK_FILES } from '../src/domains/network/network-config.js';
 
 let h: Harness;
 let admin: Client;
@@ -100,15 +97,19 @@ describe('IPsec server peers: spec §5 rules on the write path, errors on the ri
     expect(ipsecPeerConflicts({ name: 'a', psk: 'other' }, [], 'same')).toEqual({});
   });
 
-  test('disabled or deleted: the files go, the control file says stopped', async () => {
+  test('disabled or deleted: the files go, the IKE control file says stopped', async () => {
     const id = json(await get(h.app, admin, '/api/auth/ipsec')).data.items[0].id;
     expect(await write({ action: 'update', id, enabled: false })).toMatchObject({ success: true });
     const rendered = (target: string) => join(h.stateDir, 'rendered', target);
     expect(() => statSync(rendered(IPSEC_FILES.connections))).toThrow();
     expect(() => statSync(rendered(IPSEC_FILES.secrets))).toThrow();
-    expect(readFileSync(rendered(IPSEC_FILES.control), 'utf8')).toBe('{"enabled":false}\n');
+    expect(readFileSync(rendered(IKE_FILES.control), 'utf8')).toBe('{"enabled":false}\n');
+    expect(() => statSync(rendered(IKE_FILES.charon))).toThrow();
     expect(await write({ action: 'update', id, enabled: true })).toMatchObject({ success: true });
     expect(statSync(rendered(IPSEC_FILES.connections)).isFile()).toBe(true);
+    // The one charon's top file includes the server's connections; its control file says run.
+    expect(readFileSync(rendered(IKE_FILES.swanctl), 'utf8')).toContain(`include ${IPSEC_FILES.connections}\n`);
+    expect(readFileSync(rendered(IKE_FILES.control), 'utf8')).toBe('{"enabled":true}\n');
     expect(await write({ action: 'delete', id })).toMatchObject({ success: true });
     expect(() => statSync(rendered(IPSEC_FILES.connections))).toThrow();
   });
@@ -136,10 +137,6 @@ describe('IPsec server rendering and its checker', () => {
     expect(checkSwanctlServer(secrets)).toEqual([]);
     expect(secrets).toContain('id-remote = branch.example.org');
     expect(checkSwanctlServer(renderSwanctlServer(peers, { psk: 'x' }))).toEqual([]);
-    const charon = renderCharonConf('/', true);
-    expect(charon).toContain('socket = unix:///run/portico/ipsec-server/charon.vici');
-    expect(charon).toContain('i_dont_care_about_security_and_use_aggressive_mode_psk = yes');
-    expect(checkCharonConf(charon)).toEqual([]);
   });
 
   test('a value that slipped past the schema is refused by the renderer', () => {
@@ -148,7 +145,6 @@ describe('IPsec server rendering and its checker', () => {
     expect(() => renderSwanctlServer([{ ...good, remote_id: 'x}' }])).toThrow();
     expect(() => renderSwanctlServer([{ ...good, peer_subnets: '10.0.0.0/24,%any' }])).toThrow();
     expect(() => renderSwanctlSecrets([{ ...good, psk: 'a\u0000b' }])).toThrow();
-    expect(() => renderCharonConf('/tmp/a b', false)).toThrow();
   });
 
   test('the checker refuses what swanctl would read differently', () => {
@@ -164,7 +160,6 @@ describe('IPsec server rendering and its checker', () => {
       `${conf}secrets {\n\tike-x {\n\t\tsecret = plain\n\t}\n}\n`,
     ];
     for (const text of tampered) expect(checkSwanctlServer(text).length, text).toBeGreaterThan(0);
-    expect(checkCharonConf(renderCharonConf('/', false).replace('default = 1', 'default = 4\n\t\t\tpath = /etc/passwd'))).not.toEqual([]);
   });
 });
 
@@ -211,108 +206,13 @@ describe('charon output read as hostile text', () => {
   test('the log stays bounded and reads back newest last', async () => {
     const root = mkdtempSync(join(tmpdir(), 'portico-ipsec-log-'));
     try {
-      const log = new BoundedLog(join(root, IPSEC_FILES.log), () => 0, 2000);
+      const log = new BoundedLog(join(root, NETWORK_FILES.ipsecLog), () => 0, 2000);
       for (let i = 0; i < 100; i += 1) await log.write([`line ${i}\u0007`]);
-      expect(statSync(join(root, IPSEC_FILES.log)).size).toBeLessThanOrEqual(2000);
-      expect(statSync(`${join(root, IPSEC_FILES.log)}.1`).size).toBeLessThanOrEqual(2000);
+      expect(statSync(join(root, NETWORK_FILES.ipsecLog)).size).toBeLessThanOrEqual(2000);
+      expect(statSync(`${join(root, NETWORK_FILES.ipsecLog)}.1`).size).toBeLessThanOrEqual(2000);
       const read = await readIpsecServerLog(root);
       expect(read.lines.at(-1)).toBe('1970-01-01T00:00:00.000Z line 99?');
     } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
-});
-
-describe('IPsec server activation on the linux driver', () => {
-  test('files changed in one pass make ONE load; charon restarts only when its own file changed; off stops it', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'portico-ipsec-act-'));
-    const commands: string[][] = [];
-    const run = async (argv: readonly string[]) => {
-      commands.push([...argv]);
-      return { exitCode: 0, stdout: '', stderr: '' };
-    };
-    // A stand-in for charon that stays up and says one line, as charon does on stderr.
-    const charon = [process.execPath, '-e', "process.stderr.write('00[DMN] Starting IKE charon daemon\\n'); setInterval(() => {}, 1000)"];
-    const activation = ipsecLinuxActivation('/tmp/x.vici', { charon })({ root, run });
-    const file = (target: string, content = '') => ({ target, content, check: 'none' });
-    const pass = async (targets: string[], enabled = true) => {
-      for (const target of targets) {
-        const content = target === IPSEC_FILES.control ? JSON.stringify({ enabled }) : '';
-        await activation.activate![target]!(file(target, content), join(root, target));
-      }
-      await activation.afterPass!([]);
-    };
-    const loads = () => commands.filter((argv) => argv[1] === '--load-all').length;
-    try {
-      await pass([IPSEC_FILES.charon, IPSEC_FILES.secrets, IPSEC_FILES.connections, IPSEC_FILES.control]);
-      expect(loads()).toBe(1);
-      // charon's output lands in the bounded log, stamped.
-      await expect.poll(async () => (await readIpsecServerLog(root)).lines.some((line) => line.endsWith('Starting IKE charon daemon')), { timeout: 10_000 }).toBe(true);
-      expect(commands.find((argv) => argv[1] === '--load-all')).toEqual(['swanctl', '--load-all', '--noprompt', '--file', join(root, IPSEC_FILES.connections), '--uri', 'unix:///tmp/x.vici']);
-      const probes = commands.filter((argv) => argv[1] === '--stats').length;
-      await pass([IPSEC_FILES.secrets, IPSEC_FILES.connections]);
-      expect(loads()).toBe(2);
-      // Still the same charon: no new readiness probe.
-      expect(commands.filter((argv) => argv[1] === '--stats').length).toBe(probes);
-      await pass([IPSEC_FILES.charon]);
-      expect(loads()).toBe(3);
-      expect(commands.filter((argv) => argv[1] === '--stats').length).toBeGreaterThan(probes);
-      await pass([IPSEC_FILES.control], false);
-      expect(loads()).toBe(3);
-    } finally {
-      await activation.stop!();
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
-
-  test('a refused load fails the apply with what swanctl said', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'portico-ipsec-act-'));
-    const run = async (argv: readonly string[]) =>
-      argv[1] === '--load-all' ? { exitCode: 1, stdout: 'loading connection branch1 failed: invalid value', stderr: 'plugin noise' } : { exitCode: 0, stdout: '', stderr: '' };
-    const activation = ipsecLinuxActivation('/tmp/x.vici', { charon: [process.execPath, '-e', 'setInterval(() => {}, 1000)'] })({ root, run });
-    try {
-      await activation.activate![IPSEC_FILES.connections]!({ target: IPSEC_FILES.connections, content: '', check: 'none' }, '');
-      await expect(activation.afterPass!([])).rejects.toThrow(/swanctl --load-all failed: loading connection branch1 failed/);
-    } finally {
-      await activation.stop!();
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
-});
-
-describe('IPsec server beside another IKE daemon', () => {
-  test('a charon that could not bind the IKE ports fails the apply and is stopped', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'portico-ipsec-act-'));
-    const commands: string[][] = [];
-    const run = async (argv: readonly string[]) => {
-      commands.push([...argv]);
-      // Answers only once charon has said what it says while starting.
-      return { exitCode: (await readIpsecServerLog(root)).present ? 0 : 1, stdout: '', stderr: '' };
-    };
-    const said = '00[NET] unable to bind socket: Address already in use\n00[NET] could not open IPv4 socket, IPv4 disabled\n00[NET] could not create any sockets\n';
-    const charon = [process.execPath, '-e', `process.stderr.write(${JSON.stringify(said)}); setInterval(() => {}, 1000)`];
-    const activation = ipsecLinuxActivation('/tmp/x.vici', { charon })({ root, run });
-    try {
-      await activation.activate![IPSEC_FILES.charon]!({ target: IPSEC_FILES.charon, content: '', check: 'none' }, '');
-      await expect(activation.afterPass!([])).rejects.toThrow(/could not bind UDP 500\/4500/);
-      expect(commands.some((argv) => argv[1] === '--load-all')).toBe(false);
-    } finally {
-      await activation.stop!();
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
-});
-
-describe('IPsec server without strongSwan installed', () => {
-  test('the apply fails and says charon could not be started; the daemon goes on', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'portico-ipsec-act-'));
-    const run = async () => ({ exitCode: 1, stdout: '', stderr: 'connecting failed' });
-    const activation = ipsecLinuxActivation('/tmp/x.vici', { charon: [join(root, 'no-such-charon')] })({ root, run });
-    try {
-      await activation.activate![IPSEC_FILES.charon]!({ target: IPSEC_FILES.charon, content: '', check: 'none' }, '');
-      await expect(activation.afterPass!([])).rejects.toThrow(/charon exited: [\s\S]*ENOENT/);
-    } finally {
-      await activation.stop!();
       rmSync(root, { recursive: true, force: true });
     }
   });

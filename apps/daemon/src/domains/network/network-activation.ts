@@ -9,6 +9,8 @@ import type { WanHealthConfig } from './network-ip-batch.js';
 import { spawnService, stopChild } from './network-child-process.js';
 import type { DialledLinks } from './network-dialled-links.js';
 import { LinkDialler } from './network-link-dialler.js';
+import { IKE_FILES } from './network-ike.js';
+import { ikeDaemonOf } from './network-ike-daemon.js';
 import { applySysctl } from './network-sysctl.js';
 import { WanHealthMonitor } from './network-wan-health.js';
 import { WanDhcpSupervisor, type WanDhcpConfig } from './network-wan-dhcp.js';
@@ -61,7 +63,9 @@ export function networkLinuxActivation(env: DriverEnv): TargetActivation {
   const wanDhcp = new WanDhcpSupervisor({ root: env.root, run: env.run, resolv, spawnPrefix: env.spawnPrefix, report: env.report });
   const wanPpp = new WanPppLinks({ root: env.root, run: env.run, resolv, report: env.report });
   const dnsmasq = dnsmasqSupervisor(env);
-  const dialler = new LinkDialler({ root: env.root, run: env.run, spawnPrefix: env.spawnPrefix, report: env.report });
+  const ike = ikeDaemonOf(env);
+  const dialler = new LinkDialler({ root: env.root, run: env.run, spawnPrefix: env.spawnPrefix, report: env.report, ike });
+  const noteLoad = async () => ike.note({ load: true });
   const runOrThrow = (target: string, argv: readonly string[]) => activateWith(env.run, target, argv);
   return {
     activate: {
@@ -75,6 +79,11 @@ export function networkLinuxActivation(env: DriverEnv): TargetActivation {
       dnsmasq: (_file, path) => dnsmasq.start(path),
       [NETWORK_FILES.wanHealth]: async (file) => wanHealth.configure(JSON.parse(file.content) as WanHealthConfig),
       [NETWORK_FILES.wanDhcp]: async (file) => wanDhcp.configure(JSON.parse(file.content) as WanDhcpConfig),
+      [IKE_FILES.charon]: async () => ike.note({ restart: true }),
+      [IKE_FILES.swanctl]: noteLoad,
+      [IKE_FILES.control]: async (file) => ike.note({ enabled: (JSON.parse(file.content) as { enabled: boolean }).enabled }),
+      [NETWORK_FILES.swanctl]: noteLoad,
+      [NETWORK_FILES.swanctlSecrets]: noteLoad,
       [NETWORK_FILES.dialledLinks]: async (file) => {
         const links = JSON.parse(file.content) as DialledLinks;
         wanPpp.configure(links.pppd.flatMap((link) => (link.wan ? [link.wan] : [])));
@@ -89,12 +98,16 @@ export function networkLinuxActivation(env: DriverEnv): TargetActivation {
         await wanPpp.reapply();
         await wanHealth.reassert();
       }
+      // The one charon first (every IKE user's changes of this pass in one load), then the
+      // clients' child SAs on it.
+      await ike.flush();
       await dialler.afterPass(live);
     },
     reconnect: async (wan) => (await dialler.reconnect(wan)) ?? wanDhcp.reconnect(wan),
     async stop() {
       await wanHealth.stop();
       await dialler.stop();
+      await ike.stop();
       await wanPpp.stop();
       await wanDhcp.stop();
       await dnsmasq.stop();

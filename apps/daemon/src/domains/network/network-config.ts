@@ -62,11 +62,10 @@ export const NETWORK_FILES = {
   leases: '/var/lib/portico/dnsmasq.leases',
   /** Upstream DNS servers learnt by DHCP and PPPoE WANs, written by their clients. */
   wanResolv: '/run/portico/resolv.wan',
-  /** IPsec clients as a strongSwan swanctl.conf fragment; their pre-shared keys apart (0600). */
-  swanctl: '/etc/portico/swanctl.conf',
-  swanctlSecrets: '/etc/portico/swanctl-secrets.conf',
-  /** Where strongSwan's charon (which reads strongswan.d/*.conf) logs IKE for the IPsec log page. */
-  charonLogging: '/etc/strongswan.d/charon-logging-portico.conf',
+  /** IPsec clients as a swanctl.conf the IKE daemon's top file includes; their keys apart (0600). */
+  swanctl: '/etc/portico/ike/clients.conf',
+  swanctlSecrets: '/etc/portico/ike/clients-secrets.conf',
+  /** The one charon's log (network-ike-daemon.ts), read by the IPsec log pages. */
   ipsecLog: '/var/log/portico/ipsec.log',
   /** L2TP clients: xl2tpd's lac sections. */
   xl2tpd: '/etc/portico/xl2tpd.conf',

@@ -4,7 +4,7 @@ import type { NetworkPlan } from './network-plan.js';
 import { pppoeSlot, pppoeWans } from './network-pppoe.js';
 import { device } from './network-syntax.js';
 import { pppOptionsPath, pppSecretPath, pppTunnels, tunnelName } from './network-vpn.js';
-import { ipsecClients } from './network-vpn-swanctl.js';
+import { ipsecClients, ipsecConnectionName } from './network-vpn-swanctl.js';
 import type { PppWan } from './network-wan-ppp.js';
 
 /**
@@ -64,7 +64,7 @@ export function dialledLinks(plan: NetworkPlan): DialledLinks {
     if (client.type === 'pptp') pppd.push({ name, kind: 'pptp', options: pppOptionsPath(slot), secret: pppSecretPath(slot) });
     else lacs.push({ name, files: [pppOptionsPath(slot), pppSecretPath(slot)] });
   }
-  const children = ipsecClients(plan).map((client) => tunnelName(client.name));
+  const children = ipsecClients(plan).map((client) => ipsecConnectionName(client.name));
   return {
     pppd,
     l2tp: lacs.length ? { config: NETWORK_FILES.xl2tpd, lacs } : null,

@@ -2,6 +2,7 @@ import type { FileFormat } from '../../engine/file-format.js';
 import { checkXl2tpd } from './network-vpn.js';
 import { checkPppdOptions, checkPppPasswordOptions, checkPppSecret } from './network-vpn-pppd.js';
 import { checkSwanctl } from './network-vpn-swanctl.js';
+import { checkCharonConf } from './network-ike.js';
 
 /** Lines of a file that carry syntax: not blank, not a comment. */
 export function syntaxLines(content: string): string[] {
@@ -42,4 +43,7 @@ export const NETWORK_FORMATS: readonly FileFormat[] = [
   { name: 'ppp-password', builtin: firstProblem(checkPppPasswordOptions) },
   { name: 'xl2tpd', builtin: firstProblem(checkXl2tpd) },
   { name: 'swanctl', builtin: firstProblem(checkSwanctl) },
+  // strongSwan has no offline parser of its settings: charon's file is parsed back and every
+  // setting held to the grammar of its key; charon's start judges last.
+  { name: 'ike-charon', builtin: firstProblem(checkCharonConf) },
 ];

@@ -21,8 +21,8 @@ export function tailLines(text: string, cutAtStart: boolean, max = IPSEC_LOG_LIN
   return { lines: lines.slice(-max), truncated };
 }
 
-/** The log charon writes on the linux driver (renderCharonLogging), under the system root. */
-export async function readIpsecLogFile(path: string): Promise<IpsecLog> {
+/** The one charon's log on the linux driver (network-ike-daemon.ts): its newest `max` lines. */
+export async function readIpsecLogFile(path: string, max = IPSEC_LOG_LINES_MAX): Promise<IpsecLog> {
   let handle;
   try {
     handle = await open(path, 'r');
@@ -35,7 +35,7 @@ export async function readIpsecLogFile(path: string): Promise<IpsecLog> {
     const start = Math.max(0, size - TAIL_BYTES);
     const buffer = Buffer.alloc(size - start);
     await handle.read(buffer, 0, buffer.length, start);
-    return { source: 'file', present: true, ...tailLines(buffer.toString('utf8'), start > 0) };
+    return { source: 'file', present: true, ...tailLines(buffer.toString('utf8'), start > 0, max) };
   } finally {
     await handle.close();
   }

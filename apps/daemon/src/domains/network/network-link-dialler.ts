@@ -4,14 +4,14 @@ import { NETWORK_FILES } from './network-config.js';
 import type { DialledLinks } from './network-dialled-links.js';
 import { stopLeftover } from './network-leftover-processes.js';
 import { PppdSupervisor, type DiallerOptions } from './network-pppd-supervisor.js';
-import { SwanctlControl } from './network-swanctl-control.js';
+import { SwanctlControl, type IkeTarget } from './network-swanctl-control.js';
 import { Xl2tpdSupervisor } from './network-xl2tpd-supervisor.js';
 
 const NOTHING_DIALLED: DialledLinks = { pppd: [], l2tp: null, ipsec: null };
 
 /**
  * The linux driver's dialler: pppd for PPPoE WANs and PPTP clients, xl2tpd for L2TP clients,
- * swanctl for IPsec clients. It learns what to dial from dialled-links.json when that file
+ * swanctl for IPsec clients (their child SAs on the one charon, network-ike-daemon.ts). It learns what to dial from dialled-links.json when that file
  * changes, and acts after the apply pass, once the links pppd runs on exist and every file it
  * reads is installed; the files that changed in the pass decide what is restarted.
  */
@@ -22,7 +22,7 @@ export class LinkDialler {
   private readonly xl2tpd: Xl2tpdSupervisor;
   private readonly swanctl: SwanctlControl;
 
-  constructor(private readonly options: DiallerOptions & { run: CommandRunner }) {
+  constructor(private readonly options: DiallerOptions & { run: CommandRunner; ike: IkeTarget }) {
     this.pppd = new PppdSupervisor(options);
     this.xl2tpd = new Xl2tpdSupervisor(options);
     this.swanctl = new SwanctlControl(options);

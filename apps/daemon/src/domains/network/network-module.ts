@@ -7,16 +7,22 @@ import { registerReconnectRoutes } from './network-reconnect-routes.js';
 import { LinkLog } from './network-link-log.js';
 import { NETWORK_FILES } from './network-config.js';
 import { RULESET_PARTS } from './network-ruleset-parts.js';
+import { ikeDomain, IKE_USERS } from './network-ike.js';
 
 /**
  * The Network section: interfaces, DHCP, routes, ARP, VLAN, multi-WAN, IPTV, VPN clients. It
- * renders the one nftables ruleset, which the domains after it fill through RULESET_PARTS.
+ * renders the one nftables ruleset, which the domains after it fill through RULESET_PARTS, and
+ * on the linux driver runs the one IKE daemon, which IPsec users share through IKE_USERS.
  */
 export const networkModule = defineDomain({
   name: 'network',
   pages: ['interface', 'vpnclient'],
   formats: NETWORK_FORMATS,
-  configDomains: ({ settings, contributions }) => [networkDomain(settings, contributions(RULESET_PARTS))],
+  configDomains: ({ settings, contributions }) => [
+    networkDomain(settings, contributions(RULESET_PARTS)),
+    // OpenWrt's charon is the swanctl package's: its users' fragments sit in /etc/swanctl/conf.d.
+    ...(settings.driver === 'openwrt' ? [] : [ikeDomain(settings.systemRoot, contributions(IKE_USERS))]),
+  ],
   activation: { linux: networkLinuxActivation, openwrt: networkOpenwrtActivation },
   bindings: (ctx) => networkBindings(ctx.db),
   seed: (ctx) => void seedFactoryNetwork(ctx.db, factoryPortsOf(ctx.settings), ctx.now),

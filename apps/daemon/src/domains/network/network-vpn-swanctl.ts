@@ -20,10 +20,22 @@ import { cidr4, integer, RenderValueError } from './network-syntax.js';
 
 const HEADER = '# Portico IPsec clients. Generated; changes are overwritten.';
 
-function sectionName(value: string): string {
+/**
+ * A client's connection (and child SA) name on charon: `vpnc-<name>`. charon is shared with the
+ * IPsec server, whose peer names never hold a hyphen, so no client's sections ever merge with a
+ * peer's of the same name.
+ */
+export function ipsecConnectionName(value: string): string {
   assertInert(value, 'connection name');
   if (!/^[a-z][a-z0-9]{0,9}$/.test(value)) throw new RenderValueError(`connection name ${JSON.stringify(value)} cannot be rendered`);
-  return value;
+  return `${CLIENT_PREFIX}${value}`;
+}
+
+const CLIENT_PREFIX = 'vpnc-';
+
+/** Whether a connection (or IKE SA) name on the shared charon is one of the network's clients. */
+export function isIpsecClientConnection(name: string): boolean {
+  return name.startsWith(CLIENT_PREFIX);
 }
 
 /** An IKE identity: address, FQDN, user@fqdn or key id characters only. */
@@ -56,17 +68,20 @@ export function ipsecClients(plan: NetworkPlan): VpnClient[] {
 export interface SwanctlPaths {
   connections: string;
   secrets: string;
+  /** How the connections file names the secrets file: relative (beside it) or absolute. */
+  include?: string;
 }
 
-const LINUX_PATHS: SwanctlPaths = { connections: NETWORK_FILES.swanctl, secrets: NETWORK_FILES.swanctlSecrets };
+// Relative: libstrongswan resolves it beside the including file, wherever the system root is.
+const LINUX_PATHS: SwanctlPaths = { connections: NETWORK_FILES.swanctl, secrets: NETWORK_FILES.swanctlSecrets, include: 'clients-secrets.conf' };
 
 export function renderSwanctlConnections(plan: NetworkPlan, paths: SwanctlPaths = LINUX_PATHS): string {
-  const lines = [HEADER, `# Load with: swanctl --load-all --file ${paths.connections}`];
+  const lines = [HEADER, `# Loaded with every other IPsec connection of the device by one swanctl --load-all; keys in ${paths.secrets}`];
   // The gateway's own networks are what the peer reaches through the tunnel.
   const localTs = plan.lanSides.map((side) => cidr4(`${intToIpv4(side.address.first)}/${integer(side.address.prefix, 0, 32, 'prefix')}`));
   lines.push('connections {');
   for (const client of ipsecClients(plan)) {
-    const name = sectionName(client.name);
+    const name = ipsecConnectionName(client.name);
     const peers = parsePeerSubnets(client.peer_subnets);
     if (!peers) throw new RenderValueError(`peer subnets of ${name} cannot be rendered`);
     const inner: string[] = [];
@@ -98,34 +113,8 @@ export function renderSwanctlConnections(plan: NetworkPlan, paths: SwanctlPaths 
     lines.push(...inner.map((line) => `\t${line}`));
   }
   lines.push('}');
-  lines.push(`include ${paths.secrets}`);
+  lines.push(`include ${paths.include ?? paths.secrets}`);
   return `${lines.join('\n')}\n`;
-}
-
-/**
- * A strongswan.conf(5) fragment that makes charon write its IKE log to a file of its own
- * (besides syslog), which the console's IPsec log page reads. Level 1 is the negotiation's
- * control flow; configuration and network traffic stay at 0 so the file carries no secrets.
- */
-export function renderCharonLogging(logPath: string = NETWORK_FILES.ipsecLog): string {
-  return [
-    HEADER,
-    'charon {',
-    '\tfilelog {',
-    '\t\tportico {',
-    `\t\t\tpath = ${logPath}`,
-    '\t\t\tappend = yes',
-    '\t\t\tflush_line = yes',
-    '\t\t\tikename = yes',
-    '\t\t\tdefault = 1',
-    '\t\t\tcfg = 0',
-    '\t\t\tnet = 0',
-    '\t\t\tenc = 0',
-    '\t\t}',
-    '\t}',
-    '}',
-    '',
-  ].join('\n');
 }
 
 export function renderSwanctlSecrets(plan: NetworkPlan): string {
@@ -134,7 +123,7 @@ export function renderSwanctlSecrets(plan: NetworkPlan): string {
     // The stored row always has the key; the write path refuses an IPsec client without one.
     if (!client.psk) continue;
     const inner: string[] = [];
-    block(inner, 0, `ike-${sectionName(client.name)}`, (secret) => {
+    block(inner, 0, `ike-${ipsecConnectionName(client.name)}`, (secret) => {
       if (client.local_id) secret.push(`id-local = ${identity(client.local_id)}`);
       // Without a configured identity the peer is known by its address or name.
       secret.push(`id-remote = ${client.remote_id ? identity(client.remote_id) : hostToken(client.server)}`);
@@ -148,12 +137,12 @@ export function renderSwanctlSecrets(plan: NetworkPlan): string {
 
 const SECTION = /^([A-Za-z0-9_-]+) \{$/;
 const SETTING = /^([a-z_]+(?:-[a-z0-9_]+)*) = ([A-Za-z0-9._:/@,%-]+)$/;
-const INCLUDE = /^include (\/[A-Za-z0-9._/-]+)$/;
+const INCLUDE = /^include (\/[A-Za-z0-9._/-]+|[a-z0-9-]+\.conf)$/;
 
 /**
  * Strict structural check of a rendered swanctl.conf file (strongSwan has no offline parser):
  * tab indentation that follows the nesting, sections with plain names, `key = value` settings
- * with plain-token values, `include` of an absolute path at the top level only, balanced
+ * with plain-token values, `include` of an absolute path or a file beside it at the top level only, balanced
  * braces, top-level sections `connections` and `secrets` only (strongswan.conf fragments
  * share the syntax: `topLevel` names theirs), and secrets in hex. Returns the problems, one
  * per line; empty when the file is fine.

@@ -5,7 +5,7 @@ import { NETWORK_FILES } from './network-config.js';
 import type { NetworkPlan } from './network-plan.js';
 import { device, RenderValueError } from './network-syntax.js';
 import { accountToken, hostToken, pppdWord, renderPppdOptions, renderPppPasswordOptions, renderPppSecret, type PppdLine } from './network-vpn-pppd.js';
-import { ipsecClients, renderCharonLogging, renderSwanctlConnections, renderSwanctlSecrets } from './network-vpn-swanctl.js';
+import { ipsecClients, renderSwanctlConnections, renderSwanctlSecrets } from './network-vpn-swanctl.js';
 
 /**
  * VPN clients for the linux driver (spec §3, §5): their configuration files, rendered and
@@ -143,8 +143,6 @@ export function renderVpnClientFiles(plan: NetworkPlan): RenderedFile[] {
   if (ipsecClients(plan).length) {
     files.push({ target: NETWORK_FILES.swanctl, content: renderSwanctlConnections(plan), check: 'swanctl' });
     files.push({ target: NETWORK_FILES.swanctlSecrets, content: renderSwanctlSecrets(plan), check: 'swanctl', mode: 0o600 });
-    // A constant fragment (no value of the configuration in it): nothing to check.
-    files.push({ target: NETWORK_FILES.charonLogging, content: renderCharonLogging(), check: 'none' });
   }
   const tunnels = pppTunnels(plan);
   if (tunnels.some(({ client }) => client.type === 'l2tp')) files.push({ target: NETWORK_FILES.xl2tpd, content: renderXl2tpd(plan), check: 'xl2tpd' });

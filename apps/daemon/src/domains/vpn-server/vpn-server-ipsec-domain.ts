@@ -4,7 +4,8 @@ import type { ConfigDomain, ConfigSnapshot } from '../../config/config-types.js'
 import type { EntityBinding } from '../../config/entity-routes.js';
 import type { AppContext } from '../../app-context.js';
 import { failure } from '../../plugins/api-envelope.js';
-import { IPSEC_FILES, IPSEC_RUN_DIR, renderCharonConf, renderSwanctlSecrets, renderSwanctlServer, servedPeers } from './vpn-server-ipsec.js';
+import type { IkeUser } from '../network/network-public.js';
+import { IPSEC_FILES, renderSwanctlSecrets, renderSwanctlServer, servedPeers, type L2tpIpsecPart } from './vpn-server-ipsec.js';
 import { ipsecPeersOf } from './vpn-server-ruleset.js';
 
 /**
@@ -20,30 +21,46 @@ export function l2tpPsk(snapshot: ConfigSnapshot): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** The IPsec server as a config domain: charon's file, the connections, the keys, the switch. */
-export function ipsecDomain(systemRoot: string): ConfigDomain {
+/** What the server gives charon in this configuration: its served peers and L2TP/IPsec's share. */
+function ipsecShare(snapshot: ConfigSnapshot): { served: IpsecPeer[]; l2tp: L2tpIpsecPart | undefined } {
+  const psk = l2tpPsk(snapshot);
+  return { served: servedPeers(ipsecPeersOf(snapshot)), l2tp: psk ? { psk } : undefined };
+}
+
+/** Whether the server has anything for charon: a served peer or L2TP/IPsec. */
+export function ipsecServerActive(snapshot: ConfigSnapshot): boolean {
+  const { served, l2tp } = ipsecShare(snapshot);
+  return served.length > 0 || l2tp !== undefined;
+}
+
+/**
+ * The IPsec server as a config domain: its connections and keys while it is active. charon is
+ * the network's one IKE daemon, which includes this connections file (ipsecIkeUser).
+ */
+export function ipsecDomain(): ConfigDomain {
   return {
     name: 'ipsec-server',
     entities: [ipsecPeer.name, L2TP_PSK_SOURCE.entity],
     render(snapshot) {
-      const peers = ipsecPeersOf(snapshot);
-      const served = servedPeers(peers);
       // L2TP/IPsec's share rides on the same charon (its key for anonymous clients).
-      const psk = l2tpPsk(snapshot);
-      const l2tp = psk ? { psk } : undefined;
-      const enabled = served.length > 0 || l2tp !== undefined;
+      const { served, l2tp } = ipsecShare(snapshot);
       const files = [];
-      if (enabled) {
-        const aggressive = served.some((peer) => peer.ike === 'ikev1' && peer.ipsec_mode === 'aggressive');
-        files.push({ target: IPSEC_FILES.charon, content: renderCharonConf(systemRoot, aggressive), check: 'ipsec-charon' });
+      if (served.length > 0 || l2tp !== undefined) {
         files.push({ target: IPSEC_FILES.secrets, content: renderSwanctlSecrets(served, l2tp), mode: 0o600, check: 'ipsec-swanctl' });
         files.push({ target: IPSEC_FILES.connections, content: renderSwanctlServer(served, l2tp), check: 'ipsec-swanctl' });
       }
-      files.push({ target: IPSEC_FILES.control, content: `${JSON.stringify({ enabled })}\n`, check: 'none' });
-      return [{ domain: 'ipsec-server', files, dirs: enabled ? [IPSEC_RUN_DIR] : [] }];
+      return [{ domain: 'ipsec-server', files }];
     },
   };
 }
+
+/** The server's share of the one IKE daemon (the network's IKE_USERS). */
+export const ipsecIkeUser: IkeUser = {
+  entities: [ipsecPeer.name, L2TP_PSK_SOURCE.entity],
+  connections: IPSEC_FILES.connections,
+  active: ipsecServerActive,
+  aggressivePsk: (snapshot) => ipsecShare(snapshot).served.some((peer) => peer.ike === 'ikev1' && peer.ipsec_mode === 'aggressive'),
+};
 
 export const IPSEC_SERVER_MSG = { unsupported: 'msg.ipsecServer.unsupported' } as const;
 

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import type { CommandRunner } from '../../engine/command-runner.js';
 import { failure, success } from '../../plugins/api-envelope.js';
-import { ipsecViciSocket } from './vpn-server-ipsec.js';
+import { ikeViciSocket, isIpsecClientConnection } from '../network/network-public.js';
+import { ipsecServerActive } from './vpn-server-ipsec-domain.js';
 import { readIpsecServerLog } from './vpn-server-ipsec-runtime.js';
 import { parseListSas, refusalReader } from './vpn-server-ipsec-status.js';
 
@@ -15,16 +16,25 @@ const kickBody = z.object({ action: z.literal('kick'), uniqueId: z.string().rege
 /** A log line the daemon wrote: its ISO stamp, then charon's text. */
 const STAMPED = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,3})?Z) (.*)$/;
 
-/** The server's status: charon answers on its vici socket, its SAs, its refusals from the log. */
-export async function readIpsecStatus(root: string, run: CommandRunner, now: number): Promise<IpsecStatus> {
-  const result = await run(['swanctl', '--list-sas', '--noblock', '--uri', `unix://${ipsecViciSocket(root)}`], { timeoutMs: 10_000 });
-  const running = result.exitCode === 0;
+/** A line of the shared log about one of the network's IPsec clients (`<vpnc-hq|3>`), not the server. */
+const CLIENT_LINE = /\[[A-Z]{3}\] <([A-Za-z0-9_-]{1,64})\|/;
+
+/**
+ * The server's status: running while it has something for charon and charon answers on its
+ * vici socket; its IKE SAs (not the network's clients', which share the charon); its refusals
+ * from the shared log.
+ */
+export async function readIpsecStatus(root: string, run: CommandRunner, now: number, active: boolean): Promise<IpsecStatus> {
+  const result = await run(['swanctl', '--list-sas', '--noblock', '--uri', `unix://${ikeViciSocket(root)}`], { timeoutMs: 10_000 });
+  const running = active && result.exitCode === 0;
   const reader = refusalReader(IPSEC_MSG.refused);
   for (const line of (await readIpsecServerLog(root, 2000)).lines) {
     const stamped = STAMPED.exec(line);
-    if (stamped) reader.line(stamped[2]!, Date.parse(stamped[1]!));
+    const client = stamped && CLIENT_LINE.exec(stamped[2]!)?.[1];
+    if (stamped && !(client && isIpsecClientConnection(client))) reader.line(stamped[2]!, Date.parse(stamped[1]!));
   }
-  return { running, sas: running ? parseListSas(result.stdout, now) : [], refusals: reader.refusals() };
+  const sas = running ? parseListSas(result.stdout, now).filter((sa) => !isIpsecClientConnection(sa.name)) : [];
+  return { running, sas, refusals: reader.refusals() };
 }
 
 /**
@@ -37,18 +47,22 @@ export async function readIpsecStatus(root: string, run: CommandRunner, now: num
  */
 export function registerIpsecRoutes(app: FastifyInstance, ctx: AppContext, run: CommandRunner): void {
   const root = ctx.settings.systemRoot;
-  const uri = `unix://${ipsecViciSocket(root)}`;
+  const uri = `unix://${ikeViciSocket(root)}`;
   const live = ctx.settings.driver === 'linux';
 
   app.get('/api/auth/ipsec/status', { config: { policy: { module: MODULE, effect: 'read' }, doc: { summary: 'IPsec server: running or stopped, IKE SAs, refusals', response: ipsecStatusSchema } } }, async () => {
     if (!live) return success({ running: false, sas: [], refusals: [] });
-    return success(await readIpsecStatus(root, run, ctx.now()));
+    return success(await readIpsecStatus(root, run, ctx.now(), ipsecServerActive(ctx.config.journal.capture())));
   });
 
   app.post('/api/auth/ipsec/status', { config: { policy: { module: MODULE, effect: 'write' }, doc: { summary: 'action kick with uniqueId: terminate that IKE SA' } } }, async (request) => {
     const body = kickBody.safeParse(request.body ?? {});
     if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
     if (!live) return failure(MSG.notFound);
+    // Only the server's own SAs: the network's clients share the charon.
+    const listed = await run(['swanctl', '--list-sas', '--noblock', '--uri', uri], { timeoutMs: 10_000 });
+    const sa = listed.exitCode === 0 ? parseListSas(listed.stdout, ctx.now()).find((item) => item.uniqueId === body.data.uniqueId) : undefined;
+    if (!sa || isIpsecClientConnection(sa.name)) return failure(MSG.notFound);
     const result = await run(['swanctl', '--terminate', '--ike-id', body.data.uniqueId, '--force', '--timeout', '5', '--uri', uri], { timeoutMs: 15_000 });
     return result.exitCode === 0 ? success() : failure(MSG.notFound);
   });

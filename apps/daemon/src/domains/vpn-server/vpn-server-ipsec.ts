@@ -1,7 +1,6 @@
 import { isCidr4, isIp, parsePeerSubnets, type IpsecPeer, IPSEC_ID_PATTERN, IPSEC_PEER_NAME_PATTERN } from '@portico/schema';
 import { assertInert } from '../../engine/engine-types.js';
-import { RenderValueError } from '../network/network-public.js';
-import { safePath } from './vpn-server-openvpn.js';
+import { parseStrongswanSettings, RenderValueError } from '../network/network-public.js';
 
 /**
  * The IPsec server for strongSwan's charon, configured through swanctl (swanctl.conf(5)):
@@ -15,27 +14,14 @@ import { safePath } from './vpn-server-openvpn.js';
  * here is a plain token checked for its key, so nothing is ever quoted.
  */
 
+/** The server's share of the one IKE daemon (network-ike.ts includes its connections file). */
 export const IPSEC_FILES = {
-  /** charon's own strongswan.conf: its vici socket, its log, its plugins. */
-  charon: '/etc/portico/ipsec-server/strongswan.conf',
   connections: '/etc/portico/ipsec-server/swanctl.conf',
   secrets: '/etc/portico/ipsec-server/secrets.conf',
-  /** Whether charon runs: always rendered, so a server without enabled peers is stopped. */
-  control: '/etc/portico/ipsec-server/server.json',
-  /** charon's log, written by the daemon from charon's output and kept bounded. */
-  log: '/var/log/portico/ipsec-server.log',
 } as const;
 
 const SECRETS_INCLUDE = 'secrets.conf';
 const HEADER = '# Portico IPsec server. Generated; changes are overwritten.';
-
-/** The folder of the daemon's charon's vici socket (under the system root). */
-export const IPSEC_RUN_DIR = '/run/portico/ipsec-server';
-
-/** The vici socket of the daemon's charon: its own, never a system charon's. */
-export function ipsecViciSocket(systemRoot: string): string {
-  return safePath(`${systemRoot.replace(/\/+$/, '')}${IPSEC_RUN_DIR}/charon.vici`);
-}
 
 /** The L2TP/IPsec server's share: one transport-mode connection for UDP 1701 with its key. */
 export interface L2tpIpsecPart {
@@ -135,54 +121,7 @@ export function renderSwanctlSecrets(peers: readonly IpsecPeer[], l2tp?: L2tpIps
   return `${out.join('\n')}\n`;
 }
 
-/** Plugins charon loads: what PSK authentication, ESP in the kernel and vici need, nothing else. */
-const CHARON_PLUGINS = 'random nonce aes sha1 sha2 md5 hmac gmp kdf xcbc pem pkcs1 pubkey x509 kernel-netlink socket-default vici';
-
-/**
- * charon's strongswan.conf: its own vici socket (so it never meets a system charon's), its log
- * to stderr (the daemon keeps it in a bounded file) at level 1 (configuration at 1 too: peer
- * configs looked up by identity, which is how a wrong ID shows; keys are logged only from level
- * 2 on, never here) with network and encoding dumps off, and no routes of its own (the tunnels are policy-based).
- * IKEv1 aggressive mode with a pre-shared key needs strongSwan's explicit consent.
- */
-export function renderCharonConf(systemRoot: string, aggressive: boolean): string {
-  const socket = ipsecViciSocket(systemRoot);
-  const out = [
-    HEADER,
-    'charon-systemd {',
-    `\tload = ${CHARON_PLUGINS}`,
-    '\tjournal {',
-    '\t\tdefault = -1',
-    '\t}',
-    '}',
-    'charon {',
-    `\tload = ${CHARON_PLUGINS}`,
-    '\tinstall_routes = no',
-    ...(aggressive ? ['\ti_dont_care_about_security_and_use_aggressive_mode_psk = yes'] : []),
-    '\tplugins {',
-    '\t\tvici {',
-    `\t\t\tsocket = unix://${socket}`,
-    '\t\t}',
-    '\t}',
-    '\tfilelog {',
-    '\t\tstderr {',
-    '\t\t\tdefault = 1',
-    '\t\t\tcfg = 1',
-    '\t\t\tnet = 0',
-    '\t\t\tenc = 0',
-    '\t\t\tike_name = yes',
-    '\t\t}',
-    '\t}',
-    '}',
-  ];
-  return `${out.join('\n')}\n`;
-}
-
 // ---- The checker: the rendered file parsed back and every setting held to its grammar ----
-
-const SECTION = /^([A-Za-z0-9_-]+) \{$/;
-const SETTING = /^([a-z_]+(?:-[a-z0-9_]+)*) = (\S(?:.*\S)?)$/;
-const INCLUDE = /^include ([a-z0-9-]+\.conf)$/;
 
 type Grammar = (value: string) => boolean;
 const oneOf =
@@ -232,51 +171,6 @@ function checkSetting(path: readonly string[], key: string, value: string): stri
   return grammar(value) ? null : `value of ${key} not in its grammar`;
 }
 
-interface ParsedLine {
-  kind: 'open' | 'close' | 'setting' | 'include';
-  name?: string;
-  key?: string;
-  value?: string;
-  depth: number;
-}
-
-/** The settings grammar (strongswan.conf(5)), as this renderer writes it: one construct a line. */
-function parseSettings(content: string, problems: string[]): ParsedLine[] {
-  if (!content.endsWith('\n')) problems.push('file does not end with a newline');
-  const lines = content.split('\n');
-  lines.pop();
-  const parsed: ParsedLine[] = [];
-  let depth = 0;
-  lines.forEach((raw, index) => {
-    const at = `line ${index + 1}`;
-    if (!/^[\t\x20-\x7e]*$/.test(raw)) return problems.push(`${at}: not printable ASCII`);
-    const line = raw.replace(/^\t*/, '');
-    const indent = raw.length - line.length;
-    if (line === '' || line.startsWith('# ')) return undefined;
-    if (/["'\\#{}$]/.test(line.replace(/ \{$/, '').replace(/^\}$/, ''))) return problems.push(`${at}: quote, escape, comment, brace or reference inside a value`);
-    if (line === '}') {
-      depth -= 1;
-      if (depth < 0) return problems.push(`${at}: unbalanced }`);
-      if (indent !== depth) problems.push(`${at}: indentation does not follow nesting`);
-      return parsed.push({ kind: 'close', depth });
-    }
-    if (indent !== depth) return problems.push(`${at}: indentation does not follow nesting`);
-    const section = SECTION.exec(line);
-    if (section) {
-      parsed.push({ kind: 'open', name: section[1]!, depth });
-      depth += 1;
-      return undefined;
-    }
-    const include = INCLUDE.exec(line);
-    if (include) return parsed.push({ kind: 'include', value: include[1]!, depth });
-    const setting = SETTING.exec(line);
-    if (!setting) return problems.push(`${at}: not a section, setting or include`);
-    return parsed.push({ kind: 'setting', key: setting[1]!, value: setting[2]!, depth });
-  });
-  if (depth > 0) problems.push('unclosed section');
-  return parsed;
-}
-
 /**
  * The checker of a rendered swanctl.conf or secrets file. strongSwan has no offline parser of
  * swanctl.conf (swanctl only reads one to send it to a running charon over vici), so the file
@@ -288,13 +182,15 @@ function parseSettings(content: string, problems: string[]): ParsedLine[] {
 export function checkSwanctlServer(content: string): string[] {
   const problems: string[] = [];
   const path: string[] = [];
-  for (const line of parseSettings(content, problems)) {
+  for (const line of parseStrongswanSettings(content, problems)) {
     if (line.kind === 'open') {
       if (path.length === 0 && line.name !== 'connections' && line.name !== 'secrets') problems.push(`unknown top-level section ${line.name}`);
       path.push(line.name!);
     } else if (line.kind === 'close') path.pop();
     else if (line.kind === 'include') {
       if (path.length) problems.push('include inside a section');
+      // Only a file beside this one: libstrongswan resolves a relative include there.
+      if (!/^[a-z0-9-]+\.conf$/.test(line.value!)) problems.push('include of a file not beside this one');
     } else {
       const problem = checkSetting(path, line.key!, line.value!);
       if (problem) problems.push(problem);
@@ -302,36 +198,3 @@ export function checkSwanctlServer(content: string): string[] {
   }
   return problems;
 }
-
-const CHARON_KEYS: Record<string, Grammar> = {
-  load: (value) => value === CHARON_PLUGINS,
-  install_routes: oneOf('no'),
-  i_dont_care_about_security_and_use_aggressive_mode_psk: oneOf('yes'),
-  socket: (value) => /^unix:\/\/\/[A-Za-z0-9._/-]+\.vici$/.test(value) && !value.split('/').includes('..'),
-  default: (value) => /^-?[0-4]$/.test(value),
-  cfg: oneOf('0', '1'),
-  net: oneOf('0'),
-  enc: oneOf('0'),
-  ike_name: oneOf('yes'),
-};
-
-/** The checker of charon's strongswan.conf: the same grammar, the keys this renderer writes. */
-export function checkCharonConf(content: string): string[] {
-  const problems: string[] = [];
-  const path: string[] = [];
-  for (const line of parseSettings(content, problems)) {
-    if (line.kind === 'open') {
-      if (path.length === 0 && line.name !== 'charon' && line.name !== 'charon-systemd') problems.push(`unknown top-level section ${line.name}`);
-      path.push(line.name!);
-    } else if (line.kind === 'close') path.pop();
-    else if (line.kind === 'include') problems.push('include in charon configuration');
-    else if (!path.length) problems.push(`setting ${line.key} outside a section`);
-    else {
-      const grammar = CHARON_KEYS[line.key!];
-      if (!grammar) problems.push(`unknown setting ${line.key}`);
-      else if (!grammar(line.value!)) problems.push(`value of ${line.key} not in its grammar`);
-    }
-  }
-  return problems;
-}
-

@@ -1,7 +1,7 @@
 import { openvpnServer } from '@portico/schema';
 import { contribute, defineDomain } from '../../config/domain-module.js';
 import type { ConfigDomain } from '../../config/config-types.js';
-import { RULESET_PARTS } from '../network/network-public.js';
+import { IKE_USERS, RULESET_PARTS } from '../network/network-public.js';
 import { OpenvpnClients, OPENVPN_MIGRATIONS } from './vpn-server-clients.js';
 import { openvpnLinuxActivation } from './vpn-server-activation.js';
 import { checkOpenvpnConf, OPENVPN_FILES, openvpnPkiDir, renderOpenvpnServer } from './vpn-server-openvpn.js';
@@ -11,8 +11,8 @@ import { openvpnSettingsOf, vpnServerContributor } from './vpn-server-ruleset.js
 import { registerOpenvpnRoutes } from './vpn-server-routes.js';
 import { runCommand, type CommandRunner } from '../../engine/command-runner.js';
 import type { DriverEnv, TargetActivation } from '../../config/domain-module.js';
-import { checkCharonConf, checkSwanctlServer, IPSEC_FILES, ipsecViciSocket } from './vpn-server-ipsec.js';
-import { ipsecBindings, ipsecDomain } from './vpn-server-ipsec-domain.js';
+import { checkSwanctlServer } from './vpn-server-ipsec.js';
+import { ipsecBindings, ipsecDomain, ipsecIkeUser } from './vpn-server-ipsec-domain.js';
 import { ipsecLinuxActivation } from './vpn-server-ipsec-runtime.js';
 import { registerIpsecRoutes } from './vpn-server-ipsec-routes.js';
 import { openvpnOpenwrtDomain, renderOpenwrtVpnServerRules, vpnServerOpenwrtActivation } from './vpn-server-openwrt.js';
@@ -38,13 +38,12 @@ function openvpnDomain(stateDir: string): ConfigDomain {
 /** Both servers' activations on the linux driver as one (their handlers never share a key). */
 function linuxActivation(env: DriverEnv): TargetActivation {
   const openvpn = openvpnLinuxActivation(env);
-  const ipsec = ipsecLinuxActivation(ipsecViciSocket(env.root))(env);
+  const ipsec = ipsecLinuxActivation(env);
   return {
     activate: { ...openvpn.activate, ...ipsec.activate },
     afterPass: (live) => ipsec.afterPass!(live),
-    async stop() {
-      await Promise.all([openvpn.stop?.(), ipsec.stop?.()]);
-    },
+    // charon is the network's: it stops it.
+    stop: async () => openvpn.stop?.(),
   };
 }
 
@@ -68,20 +67,17 @@ export const vpnServerModule = defineDomain({
     // strongSwan has no offline parser of its settings files: ours parses them back and holds
     // every setting to the grammar of its key (vpn-server-ipsec.ts); `swanctl --load-all` judges last.
     { name: 'ipsec-swanctl', builtin: (content) => checkSwanctlServer(content)[0] ?? null },
-    { name: 'ipsec-charon', builtin: (content) => checkCharonConf(content)[0] ?? null },
   ],
-  contributions: () => [contribute(RULESET_PARTS, { ...vpnServerContributor, openwrt: renderOpenwrtVpnServerRules })],
+  contributions: () => [contribute(RULESET_PARTS, { ...vpnServerContributor, openwrt: renderOpenwrtVpnServerRules }), contribute(IKE_USERS, ipsecIkeUser)],
   // OpenWrt: OpenVPN under its own init script (vpn-server-openwrt.ts); the IPsec server is not
   // rendered there and its peers are refused (ipsecBindings).
-  configDomains: ({ settings }) => (settings.driver === 'openwrt' ? [openvpnOpenwrtDomain(settings.stateDir)] : [openvpnDomain(settings.stateDir), ipsecDomain(settings.systemRoot)]),
+  configDomains: ({ settings }) => (settings.driver === 'openwrt' ? [openvpnOpenwrtDomain(settings.stateDir)] : [openvpnDomain(settings.stateDir), ipsecDomain()]),
   activation: { linux: linuxActivation, openwrt: vpnServerOpenwrtActivation },
   bindings: (ctx) => ipsecBindings(ctx),
   migrations: OPENVPN_MIGRATIONS,
   backup: vpnServerBackup,
   async register(app, ctx, deps: VpnServerDeps | undefined) {
     registerIpsecRoutes(app, ctx, deps?.run ?? runCommand);
-    // The IPsec log (Logs, sysconf/log name ipsec) shows the server's charon beside the clients'.
-    ctx.logs.addFile('ipsec', IPSEC_FILES.log);
     const pki = new OpenvpnPki(openvpnPkiDir(ctx.settings.stateDir), ctx.now);
     const clients = new OpenvpnClients(ctx.db, pki, ctx.now);
     await pki.ensure(clients.revokedEntries());
