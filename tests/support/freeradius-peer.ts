@@ -127,6 +127,9 @@ modules {
   }
   chap {
   }
+  # MS-CHAPv2 against the users file's Cleartext-Password (PPP servers dialled with it).
+  mschap {
+  }
   files {
     filename = ${dir}/users
   }
@@ -150,6 +153,7 @@ server default {
   }
   authorize {
     chap
+    mschap
     files
     pap
   }
@@ -159,6 +163,9 @@ server default {
     }
     Auth-Type CHAP {
       chap
+    }
+    Auth-Type MS-CHAP {
+      mschap
     }
   }
   preacct {

@@ -9,7 +9,8 @@ import { startFreeRadius, type FreeRadius } from '../support/freeradius-peer.js'
  * its type. Each gets an address from the server's remote range, reaches the server's local IP,
  * shows in the server's online sessions through the API and is kicked off through the API.
  * L2TP/IPsec: a client charon of the peer's own brings up IKEv1 transport mode with the key
- * before xl2tpd dials; plain L2TP is refused meanwhile. RADIUS: FreeRADIUS in the upstream
+ * before xl2tpd dials; plain L2TP is refused meanwhile. RADIUS (CHAP over PPPoE, MS-CHAPv2
+ * over L2TP): FreeRADIUS in the upstream
  * namespace (the guest reaches it over its WAN) vouches for an account the gateway does not have.
  */
 
@@ -302,5 +303,20 @@ describe.skipIf(skip !== null)(`the gateway's PPP servers in the image's kernel$
     await proveServer('pppoe', 'radonly1', '10.0.40.1', /^10\.0\.40\.\d+$/);
     // FreeRADIUS accounted the session it vouched for.
     expect(radius.detail().some((record) => record['User-Name'] === 'radonly1' && record['Acct-Status-Type'] === 'Start')).toBe(true);
+  });
+
+  test('an L2TP client dials with MS-CHAPv2 an account only the RADIUS server knows', async () => {
+    // FreeRADIUS and the gateway's RADIUS settings come from the PPPoE case before.
+    expect(radius).toBeDefined();
+    await withGuestLog(() => admin.write('auth/l2tp', { enabled: true, interfaces: ['vpnlan'], authway: 'radius', authproto: ['mschap-v2'], mppe: false, ipsec: false }));
+    await expect.poll(async () => (await status('l2tp')).running, { timeout: 30_000 }).toBe(true);
+    const starts = () => radius!.detail().filter((record) => record['User-Name'] === 'radonly1' && record['Acct-Status-Type'] === 'Start').length;
+    const before = starts();
+    const unit = await dialLac('radlac', 1704, 'radonly1', 'RadPass123');
+    await withGuestLog(() => proveServer('l2tp', 'radonly1', '10.0.30.1', /^10\.0\.30\.\d+$/));
+    // The server asked for MS-CHAPv2 and FreeRADIUS vouched for it, then accounted the session.
+    expect(await gw.vm.agent.run(['/usr/bin/journalctl', '-b', '--no-pager', '-o', 'cat', '-n', '600'])).toMatch(/MSCHAP-v2 peer authentication succeeded for radonly1/);
+    expect(starts()).toBeGreaterThan(before);
+    await gw.vm.agent.run(['/usr/bin/systemctl', 'stop', unit]);
   });
 });
