@@ -166,9 +166,12 @@ describe('VPN file syntax', () => {
     expect(checkXl2tpd('[lac a]\nppp options = x\n')).toEqual(['line 2: unknown setting ppp options']);
     expect(checkSwanctl('connections {\n\ta {\n\t\tversion = 2\n\t}\n}\n')).toEqual([]);
     expect(checkSwanctl('connections {\n\ta {\n\t}\n')).toEqual(['unclosed section connections']);
+    expect(checkSwanctl('connections {\n\ta {\n')).toEqual(['unclosed section connections.a']);
     expect(checkSwanctl('connections {\n}\n}\n')).toEqual(['line 3: unbalanced }']);
     expect(checkSwanctl('charon {\n}\n')).toEqual(['line 1: unknown top-level section charon']);
-    expect(checkSwanctl('secrets {\n\tike {\n\t\tsecret = "x"\n\t}\n}\n')).toEqual(['line 3: not a section, setting or include']);
+    expect(checkSwanctl('secrets {\n\tike {\n\t\tsecret = "x"\n\t}\n}\n')).toEqual(['line 3: quote, escape, comment, brace or reference inside a value']);
+    expect(checkSwanctl('connections {\n\ta {\n\t\tremote_addrs = a b\n\t}\n}\n')).toEqual(['line 3: value of remote_addrs is not a plain token']);
+    expect(checkSwanctl('include ../etc/shadow\n')).toEqual(['line 1: include of neither an absolute path nor a file beside this one', 'line 1: include path leaves its folder']);
     expect(checkSwanctl('secrets {\n\tike {\n\t\tsecret = abc\n\t}\n}\n')).toEqual(['line 3: secret is not hex']);
     expect(checkSwanctl('connections {\n\tinclude /etc/x\n}\n')).toEqual(['line 2: include inside a section']);
     expect(checkSwanctl('connections {\na {\n}\n}\n')).toEqual(['line 2: indentation does not follow nesting', 'line 4: unbalanced }']);

@@ -154,6 +154,8 @@ export interface SettingsLine {
   key?: string;
   value?: string;
   depth: number;
+  /** `line <n>`, for problems about it. */
+  at: string;
 }
 
 /**
@@ -165,7 +167,7 @@ export function parseStrongswanSettings(content: string, problems: string[]): Se
   const lines = content.split('\n');
   lines.pop();
   const parsed: SettingsLine[] = [];
-  let depth = 0;
+  const open: string[] = [];
   lines.forEach((raw, index) => {
     const at = `line ${index + 1}`;
     if (!/^[\t\x20-\x7e]*$/.test(raw)) return problems.push(`${at}: not printable ASCII`);
@@ -174,25 +176,25 @@ export function parseStrongswanSettings(content: string, problems: string[]): Se
     if (line === '' || line.startsWith('# ')) return undefined;
     if (/["'\\#{}$]/.test(line.replace(/ \{$/, '').replace(/^\}$/, ''))) return problems.push(`${at}: quote, escape, comment, brace or reference inside a value`);
     if (line === '}') {
-      depth -= 1;
-      if (depth < 0) return problems.push(`${at}: unbalanced }`);
-      if (indent !== depth) problems.push(`${at}: indentation does not follow nesting`);
-      return parsed.push({ kind: 'close', depth });
+      if (!open.length) return problems.push(`${at}: unbalanced }`);
+      open.pop();
+      if (indent !== open.length) problems.push(`${at}: indentation does not follow nesting`);
+      return parsed.push({ kind: 'close', depth: open.length, at });
     }
-    if (indent !== depth) return problems.push(`${at}: indentation does not follow nesting`);
+    if (indent !== open.length) return problems.push(`${at}: indentation does not follow nesting`);
     const section = SECTION.exec(line);
     if (section) {
-      parsed.push({ kind: 'open', name: section[1]!, depth });
-      depth += 1;
+      parsed.push({ kind: 'open', name: section[1]!, depth: open.length, at });
+      open.push(section[1]!);
       return undefined;
     }
     const include = INCLUDE.exec(line);
-    if (include) return parsed.push({ kind: 'include', value: include[1]!, depth });
+    if (include) return parsed.push({ kind: 'include', value: include[1]!, depth: open.length, at });
     const setting = SETTING.exec(line);
     if (!setting) return problems.push(`${at}: not a section, setting or include`);
-    return parsed.push({ kind: 'setting', key: setting[1]!, value: setting[2]!, depth });
+    return parsed.push({ kind: 'setting', key: setting[1]!, value: setting[2]!, depth: open.length, at });
   });
-  if (depth > 0) problems.push('unclosed section');
+  if (open.length) problems.push(`unclosed section ${open.join('.')}`);
   return parsed;
 }
 

@@ -4,6 +4,7 @@ import { NETWORK_FILES } from './network-config.js';
 import type { NetworkPlan } from './network-plan.js';
 import { hostToken } from './network-vpn-pppd.js';
 import { cidr4, integer, RenderValueError } from './network-syntax.js';
+import { parseStrongswanSettings } from './network-ike.js';
 
 /**
  * IPsec clients as strongSwan swanctl.conf (swanctl.conf(5)): one connection per client, a
@@ -135,9 +136,9 @@ export function renderSwanctlSecrets(plan: NetworkPlan): string {
   return `${lines.join('\n')}\n`;
 }
 
-const SECTION = /^([A-Za-z0-9_-]+) \{$/;
-const SETTING = /^([a-z_]+(?:-[a-z0-9_]+)*) = ([A-Za-z0-9._:/@,%-]+)$/;
-const INCLUDE = /^include (\/[A-Za-z0-9._/-]+|[a-z0-9-]+\.conf)$/;
+/** Values as the renderers write them: plain tokens. */
+const PLAIN_VALUE = /^[A-Za-z0-9._:/@,%-]+$/;
+const INCLUDE_PATH = /^(?:\/[A-Za-z0-9._/-]+|[a-z0-9-]+\.conf)$/;
 
 /**
  * Strict structural check of a rendered swanctl.conf file (strongSwan has no offline parser):
@@ -149,41 +150,19 @@ const INCLUDE = /^include (\/[A-Za-z0-9._/-]+|[a-z0-9-]+\.conf)$/;
  */
 export function checkSwanctl(content: string, topLevel: readonly string[] = ['connections', 'secrets']): string[] {
   const problems: string[] = [];
-  if (!content.endsWith('\n')) problems.push('file does not end with a newline');
-  const lines = content.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  const stack: string[] = [];
-  lines.forEach((raw, index) => {
-    const at = `line ${index + 1}`;
-    if (!/^[\t\x20-\x7e]*$/.test(raw)) return problems.push(`${at}: not printable ASCII`);
-    const line = raw.replace(/^\t*/, '');
-    const indent = raw.length - line.length;
-    if (line === '' || line.startsWith('# ')) return undefined;
-    if (line === '}') {
-      if (!stack.length) return problems.push(`${at}: unbalanced }`);
-      stack.pop();
-      if (indent !== stack.length) problems.push(`${at}: indentation does not follow nesting`);
-      return undefined;
-    }
-    if (indent !== stack.length) return problems.push(`${at}: indentation does not follow nesting`);
-    const section = SECTION.exec(line);
-    if (section) {
-      if (stack.length === 0 && !topLevel.includes(section[1]!)) problems.push(`${at}: unknown top-level section ${section[1]}`);
-      stack.push(section[1]!);
-      return undefined;
-    }
-    const include = INCLUDE.exec(line);
-    if (include) {
-      if (stack.length) problems.push(`${at}: include inside a section`);
-      if (include[1]!.split('/').includes('..')) problems.push(`${at}: include path leaves its folder`);
-      return undefined;
-    }
-    const setting = SETTING.exec(line);
-    if (!setting) return problems.push(`${at}: not a section, setting or include`);
-    if (!stack.length) return problems.push(`${at}: setting outside a section`);
-    if (stack[0] === 'secrets' && setting[1] === 'secret' && !/^0x(?:[0-9a-f]{2})+$/.test(setting[2]!)) problems.push(`${at}: secret is not hex`);
-    return undefined;
-  });
-  if (stack.length) problems.push(`unclosed section ${stack.join('.')}`);
+  const path: string[] = [];
+  for (const line of parseStrongswanSettings(content, problems)) {
+    if (line.kind === 'open') {
+      if (!path.length && !topLevel.includes(line.name!)) problems.push(`${line.at}: unknown top-level section ${line.name}`);
+      path.push(line.name!);
+    } else if (line.kind === 'close') path.pop();
+    else if (line.kind === 'include') {
+      if (path.length) problems.push(`${line.at}: include inside a section`);
+      if (!INCLUDE_PATH.test(line.value!)) problems.push(`${line.at}: include of neither an absolute path nor a file beside this one`);
+      if (line.value!.split('/').includes('..')) problems.push(`${line.at}: include path leaves its folder`);
+    } else if (!path.length) problems.push(`${line.at}: setting outside a section`);
+    else if (!PLAIN_VALUE.test(line.value!)) problems.push(`${line.at}: value of ${line.key} is not a plain token`);
+    else if (path[0] === 'secrets' && line.key === 'secret' && !/^0x(?:[0-9a-f]{2})+$/.test(line.value!)) problems.push(`${line.at}: secret is not hex`);
+  }
   return problems;
 }
