@@ -39,6 +39,8 @@ PORTICO_OPTIONAL := \
 	strongswan-swanctl \
 	xl2tpd \
 	ppp-mod-pppol2tp \
+	rp-pppoe-server \
+	pptpd \
 	ppp-mod-pptp \
 	proto-bonding \
 	openvpn-openssl \
@@ -79,12 +81,20 @@ PORTICO_USES.kmod-sched-bpf := kernel:cls_bpf
 PORTICO_USES.mwan3 := service:/etc/init.d/mwan3
 # IPTV in IGMP-proxy mode.
 PORTICO_USES.igmpproxy := service:/etc/init.d/igmpproxy
-# IPsec VPN clients: charon with its PSK and kernel plugins, loaded through swanctl.
+# IPsec VPN clients and the IPsec server (both swanctl fragments of the one charon): charon
+# with its PSK and kernel plugins, loaded through swanctl's init script; `swanctl
+# --reload-settings` when the server's strongswan.d fragment (aggressive-mode consent) changes.
 PORTICO_USES.strongswan-minimal := command:/usr/lib/ipsec/charon
-PORTICO_USES.strongswan-swanctl := service:/etc/init.d/swanctl
-# L2TP VPN clients: xl2tpd's netifd handler, over the kernel's PPPoL2TP.
-PORTICO_USES.xl2tpd := proto:l2tp
+PORTICO_USES.strongswan-swanctl := service:/etc/init.d/swanctl command:/usr/sbin/swanctl
+# L2TP VPN clients (xl2tpd's netifd handler) and the L2TP server (xl2tpd's init script reads
+# /etc/xl2tpd/xl2tpd.conf), over the kernel's PPPoL2TP.
+PORTICO_USES.xl2tpd := proto:l2tp service:/etc/init.d/xl2tpd
 PORTICO_USES.ppp-mod-pppol2tp := kernel:pppol2tp
+# The PPPoE server: its init script reads the pppoe_server sections of /etc/config/pppoe.
+PORTICO_USES.rp-pppoe-server := service:/etc/init.d/pppoe-server
+# The PPTP server: the feed's own init script (portico-pptpd) runs pptpd on the rendered
+# pptpd.conf; the package's init script is not used (it replaces /etc/ppp/chap-secrets).
+PORTICO_USES.pptpd := command:/usr/sbin/pptpd
 # PPTP VPN clients.
 PORTICO_USES.ppp-mod-pptp := proto:pptp
 # A LAN of role `bond` (802.3ad).

@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
@@ -31,7 +31,9 @@ const stubs = join(import.meta.dirname, 'openwrt');
 const work = mkdtempSync(join(tmpdir(), 'portico-openwrt-feed-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const SHELL_SCRIPTS = ['portico.init', 'portico.uci-defaults'] as const;
+const SHELL_SCRIPTS = ['portico.init', 'portico-pptpd.init', 'portico.uci-defaults'] as const;
+/** Init scripts of the feed's own: file under files/ -> name under /etc/init.d. */
+const FEED_INIT_SCRIPTS = { 'portico.init': 'portico', 'portico-pptpd.init': 'portico-pptpd' } as const;
 
 function onPath(tool: string): boolean {
   return ['/usr/bin', '/bin', '/usr/sbin', '/sbin'].some((dir) => {
@@ -187,6 +189,7 @@ describe('the feed’s Makefile', () => {
     for (const module of words(await makeVariable('PORTICO_NODE_MODULES'))) expect(existsSync(join(root, lib, 'node_modules', module, 'package.json')), module).toBe(true);
     expect(existsSync(join(root, lib, 'node_modules/better-sqlite3/build')), 'the host’s addon is not shipped').toBe(false);
     expect(statSync(join(root, 'etc/init.d/portico')).mode & 0o777).toBe(0o755);
+    expect(statSync(join(root, 'etc/init.d/portico-pptpd')).mode & 0o777).toBe(0o755);
     expect(statSync(join(root, 'etc/uci-defaults/90-portico')).mode & 0o111).not.toBe(0);
     expect(statSync(join(root, 'etc/config/portico')).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(root, 'lib/upgrade/keep.d/portico'), 'utf8').trim()).toBe(/^STATE_DIR=(\S+)$/m.exec(init)![1] + '/');
@@ -216,23 +219,28 @@ describe('the feed’s shell scripts', () => {
    */
   const SHELLCHECK_EXCLUDE = ['SC3043'];
   it.skipIf(!onPath('shellcheck'))('init and uci-defaults pass shellcheck -s sh (skipped when shellcheck is not installed: apt-get install shellcheck)', async () => {
-    // The init script is checked as rc.common runs it: after procd's functions, with the
+    // The init scripts are checked as rc.common runs them: after procd's functions, with the
     // variables rc.common reads used.
-    const wrapper = join(work, 'init-as-rc-common.sh');
-    writeFileSync(
-      wrapper,
-      [
-        '#!/bin/sh',
-        `# shellcheck source=${join(stubs, 'procd-stub.sh')}`,
-        `. ${join(stubs, 'procd-stub.sh')}`,
-        `# shellcheck source=${join(files, 'portico.init')}`,
-        `. ${join(files, 'portico.init')}`,
-        ': "$START" "$STOP" "$USE_PROCD"',
-        'start_service; reload_service; service_triggers',
-        '',
-      ].join('\n'),
-    );
-    for (const target of [wrapper, join(files, 'portico.uci-defaults')]) {
+    const wrappers = Object.keys(FEED_INIT_SCRIPTS).map((init) => {
+      const wrapper = join(work, `${init}-as-rc-common.sh`);
+      const defined = readFileSync(join(files, init), 'utf8');
+      const calls = ['start_service', 'reload_service', 'service_triggers'].filter((fn) => defined.includes(`${fn}() {`));
+      writeFileSync(
+        wrapper,
+        [
+          '#!/bin/sh',
+          `# shellcheck source=${join(stubs, 'procd-stub.sh')}`,
+          `. ${join(stubs, 'procd-stub.sh')}`,
+          `# shellcheck source=${join(files, init)}`,
+          `. ${join(files, init)}`,
+          ': "$START" "$STOP" "$USE_PROCD"',
+          calls.join('; '),
+          '',
+        ].join('\n'),
+      );
+      return wrapper;
+    });
+    for (const target of [...wrappers, join(files, 'portico.uci-defaults')]) {
       const result = await execa('shellcheck', ['-s', 'sh', '-x', '-e', SHELLCHECK_EXCLUDE.join(','), target], { reject: false });
       expect(result.stdout, target).toBe('');
       expect(result.exitCode).toBe(0);
@@ -246,8 +254,8 @@ describe('the feed’s shell scripts', () => {
   }
 });
 
-/** The init script run under a shell with procd's functions recorded; returns the calls. */
-async function runInit(shell: readonly string[], config: string, calls: string): Promise<string[][]> {
+/** An init script (portico.init unless said) run under a shell with procd's functions recorded; returns the calls. */
+async function runInit(shell: readonly string[], config: string, calls: string, init = 'portico.init'): Promise<string[][]> {
   const dir = mkdtempSync(join(work, 'init-'));
   writeFileSync(join(dir, 'portico'), config);
   const log = join(dir, 'procd.log');
@@ -255,7 +263,7 @@ async function runInit(shell: readonly string[], config: string, calls: string):
   const script = `. "$STUB"; . "$INIT"; ${calls}`;
   const result = await execa(shell[0]!, [...shell.slice(1), '-c', script], {
     reject: false,
-    env: { STUB: join(stubs, 'procd-stub.sh'), INIT: join(files, 'portico.init'), PROCD_LOG: log, UCI_CONFIG_DIR: dir },
+    env: { STUB: join(stubs, 'procd-stub.sh'), INIT: join(files, init), PROCD_LOG: log, UCI_CONFIG_DIR: dir },
   });
   expect(result.stderr).toBe('');
   expect(result.exitCode).toBe(0);
@@ -325,6 +333,34 @@ describe('the init script under procd', () => {
   }
 });
 
+describe('the PPTP server’s init script under procd', () => {
+  const shells = [['dash'], ...(existsSync('/bin/busybox') ? [['busybox', 'sh']] : [])] as const;
+  for (const shell of shells) {
+    it(`${shell.join(' ')}: pptpd in the foreground on the rendered settings, restarted when they change; none without them or without pptpd`, async () => {
+      const dir = mkdtempSync(join(work, 'pptpd-'));
+      const conf = join(dir, 'pptpd.conf');
+      const pptpd = join(dir, 'pptpd');
+      writeFileSync(conf, '');
+      writeFileSync(pptpd, '');
+      chmodSync(pptpd, 0o755);
+      const set = (c: string, p: string) => `CONF=${c}; PPTPD=${p}; start_service`;
+      const calls = await runInit(shell, '', set(conf, pptpd), 'portico-pptpd.init');
+      expect(calls).toEqual([
+        ['procd_open_instance'],
+        ['procd_set_param', 'command', pptpd, '--fg', '-c', conf],
+        ['procd_set_param', 'respawn'],
+        ['procd_set_param', 'file', conf],
+        ['procd_close_instance'],
+      ]);
+      const init = readFileSync(join(files, 'portico-pptpd.init'), 'utf8');
+      expect(/^CONF=(\S+)$/m.exec(init)![1]).toBe('/etc/portico/ppp-server/pptpd.conf');
+      expect(await runInit(shell, '', set(join(dir, 'absent.conf'), pptpd), 'portico-pptpd.init')).toEqual([]);
+      expect(await runInit(shell, '', set(conf, join(dir, 'absent')), 'portico-pptpd.init')).toEqual([]);
+      expect(await runInit(shell, '', 'reload_service', 'portico-pptpd.init')).toEqual([['start']]);
+    });
+  }
+});
+
 // ---------------------------------------------------------------------------------------------
 // What the package installs the daemon to do: the openwrt driver's files for a representative
 // configuration, checked as the device's tools would take them.
@@ -342,7 +378,8 @@ function rowOf(entity: string, id: string, input: Record<string, unknown>): Snap
  * The factory network of a board with DSA ports, then a PPPoE WAN, a guest VLAN, a bonded LAN,
  * a firewall rule and a port mapping, Smart QoS with port and domain routes over two WANs,
  * IPTV through the IGMP proxy, L2TP, PPTP and IPsec clients, the time zone and NTP, the host
- * name, remote access, the OpenVPN server and a hotspot zone.
+ * name, remote access, the OpenVPN server, the IPsec server with a peer, the PPTP, L2TP/IPsec and
+ * PPPoE servers, and a hotspot zone.
  */
 function representativeSnapshot(): ConfigSnapshot {
   const factory = factorySnapshot({ lan: ['lan1', 'lan2'], wan: ['wan'] });
@@ -379,6 +416,10 @@ function representativeSnapshot(): ConfigSnapshot {
     systemHost: [rowOf('systemHost', '', { hostname: 'edge-gw' })],
     remoteAccess: [rowOf('remoteAccess', '', { enabled: true, port: 8443, allowed_ips: ['198.51.100.0/24'], wan_ping: true })],
     openvpnServer: [rowOf('openvpnServer', '', { enabled: true, host: 'vpn.example.com' })],
+    ipsecPeer: [rowOf('ipsecPeer', 'branch', { name: 'branch', remote_addr: '198.51.100.20', local_subnets: '192.168.11.0/24', peer_subnets: '10.60.0.0/16', psk: 'peer-key-1' })],
+    pptpServer: [rowOf('pptpServer', '', { enabled: true })],
+    l2tpServer: [rowOf('l2tpServer', '', { enabled: true, ipsec: true, psk: 'l2tp-shared-key' })],
+    pppoeServer: [rowOf('pppoeServer', '', { enabled: true, interfaces: ['lan'] })],
     hotspotZone: [rowOf('hotspotZone', 'guests', { name: 'guests', ifname: 'tv', authmodel: 'webportal', authtime: 1, authtime_unit: 'days' })],
     hotspotWhitelist: [rowOf('hotspotWhitelist', 'w1', { type: 'url', value: 'portal.example.com' })],
   };
@@ -461,14 +502,17 @@ describe('what the openwrt driver renders, as the packaged system takes it', () 
     // The program the init script starts.
     needed.push({ what: `command:${/^NODE=(\S+)$/m.exec(readFileSync(join(files, 'portico.init'), 'utf8'))![1]}`, optional: false });
 
+    // The feed's own init scripts come with the package itself.
+    const own = new Set(Object.values(FEED_INIT_SCRIPTS).map((name) => `service:/etc/init.d/${name}`));
     for (const { what, optional: isOptional } of needed) {
+      if (own.has(what)) continue;
       const pkg = provider.get(what);
       expect(pkg, `no package of dependencies.mk brings ${what}`).toBeDefined();
       expect(isOptional ? optional : required, `${what} (${pkg})`).toContain(pkg);
     }
     // Every service listed is one the driver reloads for this configuration.
     const services = [...provider.keys()].filter((key) => key.startsWith('service:'));
-    expect(services.sort()).toEqual([...new Set(needed.map((n) => n.what).filter((w) => w.startsWith('service:')))].sort());
+    expect(services.sort()).toEqual([...new Set(needed.map((n) => n.what).filter((w) => w.startsWith('service:') && !own.has(w)))].sort());
   });
 
   it('the kernel modules the Smart QoS script uses come from a required package', async () => {

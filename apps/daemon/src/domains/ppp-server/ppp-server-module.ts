@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import { hotspotRadius, PPP_SERVER_KINDS, type L2tpServer, type PppoeServer, type PptpServer } from '@portico/schema';
 import { contribute, defineDomain } from '../../config/domain-module.js';
 import type { ConfigDomain } from '../../config/config-types.js';
-import type { RenderedFile } from '../../engine/engine-types.js';
 import type { Settings } from '../../settings.js';
 import { networkConfigOf, planNetwork, RULESET_PARTS } from '../network/network-public.js';
 import {
@@ -11,12 +10,9 @@ import {
   checkXl2tpdConf,
   parsePppoeArgs,
   pppEntity,
-  pppSettingsOf,
   PPP_SERVER_FILES,
-  PPP_SERVER_HOOK,
   PPP_SESSION_DIR,
   renderPppoeArgs,
-  renderPppServerOptions,
   renderPptpdConf,
   renderXl2tpdConf,
 } from './ppp-server-files.js';
@@ -26,7 +22,8 @@ import { pppExpiredNotices, pppServerContributor } from './ppp-server-ruleset.js
 import { registerPppServerRoutes } from './ppp-server-routes.js';
 import { pppSecretsWriter, PPP_SECRETS_FORMAT, PPP_SERVER_DOMAIN } from './ppp-server-secrets-writer.js';
 import { pppServerBindings } from './ppp-server-rules.js';
-import { checkRadiusClientConf, checkRadiusDictionary, checkRadiusServers, hotspotRadiusOf, PPP_RADIUS_FILES, renderPppRadiusFiles } from './ppp-server-radius.js';
+import { pppServerOpenwrtActivation, pppServerOpenwrtDomain, renderOpenwrtPppServerRules } from './ppp-server-openwrt.js';
+import { checkRadiusClientConf, checkRadiusDictionary, checkRadiusServers, renderPppdFiles } from './ppp-server-radius.js';
 
 /** Where the linux driver installs (the system root) and where the sim keeps its files. */
 function installRoot(settings: Settings): string {
@@ -45,17 +42,11 @@ function pppServerDomain(settings: Settings): ConfigDomain {
     name: PPP_SERVER_DOMAIN,
     entities: [...PPP_SERVER_KINDS.map((kind) => pppEntity(kind).name), 'networkInterface', 'vlan', hotspotRadius.name],
     render(snapshot) {
-      const files: RenderedFile[] = [];
-      const servers = PPP_SERVER_KINDS.map((kind) => ({ kind, server: pppSettingsOf(snapshot, kind) }));
-      // radiusclient's files, once, when an enabled server takes its accounts from RADIUS.
-      const radius = servers.some(({ server }) => server.enabled && server.authway === 'radius');
-      if (radius) files.push(...renderPppRadiusFiles(hotspotRadiusOf(snapshot), join(root, PPP_SESSION_DIR)));
-      const env = { root, hook: PPP_SERVER_HOOK, radiusConfig: radius ? PPP_RADIUS_FILES.config : undefined };
+      const { servers, files } = renderPppdFiles(snapshot, PPP_SERVER_KINDS, root);
       const enabled: Record<string, boolean> = {};
       for (const { kind, server } of servers) {
         enabled[kind] = server.enabled;
         if (!server.enabled) continue;
-        files.push({ target: PPP_SERVER_FILES.options(kind), content: renderPppServerOptions(kind, server, env), check: 'ppp-options' });
         if (kind === 'pptp') files.push({ target: PPP_SERVER_FILES.pptpd, content: renderPptpdConf(server as PptpServer), check: 'pptpd-conf' });
         if (kind === 'l2tp') files.push({ target: PPP_SERVER_FILES.xl2tpd, content: renderXl2tpdConf(server as L2tpServer), check: 'xl2tpd-conf' });
         if (kind === 'pppoe') {
@@ -86,19 +77,20 @@ export const pppServerModule = defineDomain({
     { name: 'ppp-radius-servers', builtin: (content) => checkRadiusServers(content)[0] ?? null },
     { name: 'ppp-radius-dictionary', builtin: (content) => checkRadiusDictionary(content)[0] ?? null },
   ],
-  contributions: (settings) => [contribute(RULESET_PARTS, pppServerContributor(settings.portalPort)), contribute(PORTAL_NOTICE_SOURCES, pppExpiredNotices)],
-  // OpenWrt runs its PPP servers from their own packages and init scripts, which this domain
-  // does not render: there the servers are not configured at all rather than left half-applied.
-  configDomains: ({ settings }) => (settings.driver === 'openwrt' ? [] : [pppServerDomain(settings)]),
-  activation: { linux: pppServerLinuxActivation },
+  contributions: (settings) => [
+    contribute(RULESET_PARTS, { ...pppServerContributor(settings.portalPort), openwrt: renderOpenwrtPppServerRules(settings.portalPort) }),
+    contribute(PORTAL_NOTICE_SOURCES, pppExpiredNotices),
+  ],
+  // OpenWrt: each server under procd, through its package's init script or the feed's (ppp-server-openwrt.ts).
+  configDomains: ({ settings }) => (settings.driver === 'openwrt' ? [pppServerOpenwrtDomain(settings.systemRoot)] : [pppServerDomain(settings)]),
+  activation: { linux: pppServerLinuxActivation, openwrt: pppServerOpenwrtActivation },
   bindings: pppServerBindings,
   register(app, ctx) {
     const root = installRoot(ctx.settings);
     registerPppServerRoutes(app, ctx, { root });
-    if (ctx.settings.driver === 'openwrt') return;
     const writer = pppSecretsWriter(ctx, root, (error) => app.log.error({ err: error }, 'writing the PPP secrets failed'), {
-      // Sessions are real only on the linux driver: elsewhere nothing dials, nothing is ended.
-      sessions: ctx.settings.driver === 'linux' ? { root } : null,
+      // Sessions are real on a device: on sim nothing dials, nothing is ended.
+      sessions: ctx.settings.driver === 'sim' ? null : { root },
     });
     void writer.sync();
     return {

@@ -5,7 +5,8 @@ import type { ConfigSnapshot } from '../../config/config-types.js';
 import { singletonDefaults } from '../../config/entity-routes.js';
 import { assertInert, type RenderedFile } from '../../engine/engine-types.js';
 import { integer, ipv4, RenderValueError } from '../network/network-public.js';
-import { ABSOLUTE_PATH, lineProblems, path } from './ppp-server-files.js';
+import { ABSOLUTE_PATH, lineProblems, path, pppSettingsOf, PPP_SERVER_FILES, PPP_SERVER_HOOK, PPP_SESSION_DIR, renderPppServerOptions } from './ppp-server-files.js';
+import type { PppServerKind, PppServerSettings } from '@portico/schema';
 
 /**
  * RADIUS as the PPP servers' account source: pppd's radius plugin (radius.so, which carries its
@@ -227,4 +228,23 @@ export function checkRadiusDictionary(content: string): string[] {
       /^VALUE [A-Za-z0-9-]{1,40} [A-Za-z0-9-]{1,40} \d{1,10}$/.test(line) ||
       line === 'VENDOR Microsoft 311',
   );
+}
+
+/**
+ * pppd's own files for the servers a driver runs: radiusclient's, once, when an enabled server
+ * takes its accounts from RADIUS, and each enabled server's options; with the servers' settings.
+ */
+export function renderPppdFiles(
+  snapshot: ConfigSnapshot,
+  kinds: readonly PppServerKind[],
+  root: string,
+): { servers: Array<{ kind: PppServerKind; server: PppServerSettings }>; files: RenderedFile[] } {
+  const servers = kinds.map((kind) => ({ kind, server: pppSettingsOf(snapshot, kind) }));
+  const radius = servers.some(({ server }) => server.enabled && server.authway === 'radius');
+  const files = radius ? renderPppRadiusFiles(hotspotRadiusOf(snapshot), join(root, PPP_SESSION_DIR)) : [];
+  const env = { root, hook: PPP_SERVER_HOOK, radiusConfig: radius ? PPP_RADIUS_FILES.config : undefined };
+  for (const { kind, server } of servers) {
+    if (server.enabled) files.push({ target: PPP_SERVER_FILES.options(kind), content: renderPppServerOptions(kind, server, env), check: 'ppp-options' });
+  }
+  return { servers, files };
 }

@@ -18,8 +18,14 @@ function clients(settings: PppServerSettings): string {
   return `${ipv4(intToIpv4(range.first))}-${ipv4(intToIpv4(range.last))}`;
 }
 
-/** A server session's traffic: a `pppN` device, never the `ppp-<wan>` of a PPPoE WAN. */
-const SESSION = 'iifname "ppp*" iifname != "ppp-*"';
+/**
+ * How the driver names a PPPoE WAN's device, which also starts with `ppp`: `ppp-<wan>` on
+ * linux (network-wan-ppp.ts), `pppoe-<wan>` on OpenWrt (netifd).
+ */
+export type PppWanDevices = 'ppp-*' | 'pppoe-*';
+
+/** A server session's traffic: a `pppN` device, never a PPPoE WAN's. */
+const sessionMatch = (wan: PppWanDevices) => `iifname "ppp*" iifname != "${wan}"`;
 
 /**
  * The PPP servers' share of the one ruleset: their ports open (PPTP: TCP 1723 and GRE; L2TP:
@@ -32,7 +38,8 @@ const SESSION = 'iifname "ppp*" iifname != "ppp-*"';
  * confines the addresses set aside for expired accounts (expiredRules). dnsmasq answers on the
  * sessions' devices when a server hands out its own address as the DNS server.
  */
-export function pppServerContributor(portalPort: number): RulesetContributor {
+export function pppServerContributor(portalPort: number, wan: PppWanDevices = 'ppp-*'): RulesetContributor {
+  const onSession = sessionMatch(wan);
   return {
     entities: PPP_SERVER_KINDS.map((kind) => pppEntity(kind).name),
     part(snapshot: ConfigSnapshot, plan: NetworkPlan): RulesetPart | null {
@@ -48,12 +55,12 @@ export function pppServerContributor(portalPort: number): RulesetContributor {
         if (settings.interfaces.length > 0 && devices.length === 0) continue;
         const on = devices.length ? `iifname { ${devices.map(nftString).join(', ')} } ` : '';
         input.push(...portRules(kind, settings, on));
-        if (kind === 'pppoe') confined = expiredChains(settings as PppoeServer, portalPort);
-        const session = `${SESSION} ip saddr ${clients(settings)}`;
-        input.push(`${session} accept`);
-        forward.push(`${session} accept`, `oifname "ppp*" oifname != "ppp-*" ip daddr ${clients(settings)} ct state established,related accept`);
-        // Leaving by anything but a server session: a WAN, the LAN, or a PPPoE WAN's `ppp-<wan>`.
-        if (settings.workmode === 'natmode') postrouting.push(`ip saddr ${clients(settings)} oifname != "ppp*" masquerade`, `ip saddr ${clients(settings)} oifname "ppp-*" masquerade`);
+        if (kind === 'pppoe') confined = expiredChains(settings as PppoeServer, portalPort, onSession);
+        const sessionRule = `${onSession} ip saddr ${clients(settings)}`;
+        input.push(`${sessionRule} accept`);
+        forward.push(`${sessionRule} accept`, `oifname "ppp*" oifname != "${wan}" ip daddr ${clients(settings)} ct state established,related accept`);
+        // Leaving by anything but a server session: a WAN, the LAN, or a PPPoE WAN's device.
+        if (settings.workmode === 'natmode') postrouting.push(`ip saddr ${clients(settings)} oifname != "ppp*" masquerade`, `ip saddr ${clients(settings)} oifname "${wan}" masquerade`);
         if (kind === 'pppoe' && (settings as PppoeServer).pppoeonly && devices.length) forward.push(`iifname { ${devices.map(nftString).join(', ')} } drop`);
         if (!settings.msdns) ownDns = true;
       }
@@ -64,7 +71,7 @@ export function pppServerContributor(portalPort: number): RulesetContributor {
         nat: { chains: confined.nat, hooks: { postrouting_rules: postrouting } },
         // The sessions are handed the server's own address as their DNS server: dnsmasq answers on
         // their devices (never on a PPPoE WAN's `ppp-<wan>`).
-        ...(ownDns ? { dnsmasq: ['interface=ppp*', 'except-interface=ppp-*'] } : {}),
+        ...(ownDns ? { dnsmasq: ['interface=ppp*', `except-interface=${wan}`] } : {}),
       };
     },
   };
@@ -79,12 +86,12 @@ export function pppServerContributor(portalPort: number): RulesetContributor {
  * first, so that no session can borrow another session's address (an expired one posing as an
  * ordinary one).
  */
-function expiredChains(settings: PppoeServer, portalPort: number): { filter: NftChainDeclaration[]; nat: NftChainDeclaration[] } {
+function expiredChains(settings: PppoeServer, portalPort: number, onSession: string): { filter: NftChainDeclaration[]; nat: NftChainDeclaration[] } {
   const pool = pppExpiredPool(settings);
   if (!pool) return { filter: [], nat: [] };
-  const expired = `${SESSION} ip saddr ${ipv4(pool[0]!)}-${ipv4(pool[pool.length - 1]!)}`;
+  const expired = `${onSession} ip saddr ${ipv4(pool[0]!)}-${ipv4(pool[pool.length - 1]!)}`;
   const port = integer(portalPort, 1, 65535, 'portal port');
-  const spoofed = `${SESSION} fib saddr . iif oif missing drop`;
+  const spoofed = `${onSession} fib saddr . iif oif missing drop`;
   const dns = settings.msdns && settings.msdns !== settings.localip ? [`${expired} ip daddr ${ipv4(settings.msdns)} meta l4proto { tcp, udp } th dport 53 accept`] : [];
   return {
     filter: [

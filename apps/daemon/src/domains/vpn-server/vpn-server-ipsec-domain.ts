@@ -22,7 +22,7 @@ export function l2tpPsk(snapshot: ConfigSnapshot): string | undefined {
 }
 
 /** What the server gives charon in this configuration: its served peers and L2TP/IPsec's share. */
-function ipsecShare(snapshot: ConfigSnapshot): { served: IpsecPeer[]; l2tp: L2tpIpsecPart | undefined } {
+export function ipsecShare(snapshot: ConfigSnapshot): { served: IpsecPeer[]; l2tp: L2tpIpsecPart | undefined } {
   const psk = l2tpPsk(snapshot);
   return { served: servedPeers(ipsecPeersOf(snapshot)), l2tp: psk ? { psk } : undefined };
 }
@@ -62,8 +62,6 @@ export const ipsecIkeUser: IkeUser = {
   aggressivePsk: (snapshot) => ipsecShare(snapshot).served.some((peer) => peer.ike === 'ikev1' && peer.ipsec_mode === 'aggressive'),
 };
 
-export const IPSEC_SERVER_MSG = { unsupported: 'msg.ipsecServer.unsupported' } as const;
-
 /** The cross-row rules of the peers (unique name, one identity per address, L2TP's key). */
 export function ipsecBindings(ctx: AppContext): Record<string, EntityBinding> {
   return {
@@ -71,8 +69,6 @@ export function ipsecBindings(ctx: AppContext): Record<string, EntityBinding> {
       rules: {
         checkWrite: ({ record, previous }) => {
           const candidate = { ...(previous ?? {}), ...record } as Partial<IpsecPeer>;
-          // OpenWrt: no server is rendered there (vpn-server-openwrt.ts); an enabled peer would do nothing.
-          if (ctx.settings.driver === 'openwrt' && candidate.enabled !== false) return failure(IPSEC_SERVER_MSG.unsupported);
           const snapshot = ctx.config.journal.capture();
           const others = ipsecPeersOf(snapshot).filter((row) => row.id !== candidate.id);
           const errors = ipsecPeerConflicts(candidate, others, l2tpPsk(snapshot));

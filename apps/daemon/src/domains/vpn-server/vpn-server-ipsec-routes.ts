@@ -38,6 +38,18 @@ export async function readIpsecStatus(root: string, run: CommandRunner, now: num
 }
 
 /**
+ * OpenWrt: the system charon, on its default vici socket, carries the network's clients
+ * (`vpnc-…`) beside the server's connections (vpn-server-ipsec-openwrt.ts). charon logs to
+ * syslog there (logread), so no refusal is read here.
+ */
+export async function readOpenwrtIpsecStatus(run: CommandRunner, now: number, active: boolean): Promise<IpsecStatus> {
+  const result = await run(['swanctl', '--list-sas', '--noblock'], { timeoutMs: 10_000 });
+  const running = active && result.exitCode === 0;
+  const sas = running ? parseListSas(result.stdout, now).filter((sa) => !isIpsecClientConnection(sa.name)) : [];
+  return { running, sas, refusals: [] };
+}
+
+/**
  * The IPsec server's own routes beside its peers (the generic `auth/ipsec`):
  * - `auth/ipsec/status`: running or STOPPED (charon answers on its vici socket), the IKE SAs
  *   with peer, address, since and bytes, and the latest refusals (wrong key or identity) from
@@ -49,8 +61,10 @@ export function registerIpsecRoutes(app: FastifyInstance, ctx: AppContext, run: 
   const root = ctx.settings.systemRoot;
   const uri = `unix://${ikeViciSocket(root)}`;
   const live = ctx.settings.driver === 'linux';
+  const openwrt = ctx.settings.driver === 'openwrt';
 
   app.get('/api/auth/ipsec/status', { config: { policy: { module: MODULE, effect: 'read' }, doc: { summary: 'IPsec server: running or stopped, IKE SAs, refusals', response: ipsecStatusSchema } } }, async () => {
+    if (openwrt) return success(await readOpenwrtIpsecStatus(run, ctx.now(), ipsecServerActive(ctx.config.journal.capture())));
     if (!live) return success({ running: false, sas: [], refusals: [] });
     return success(await readIpsecStatus(root, run, ctx.now(), ipsecServerActive(ctx.config.journal.capture())));
   });
@@ -58,12 +72,13 @@ export function registerIpsecRoutes(app: FastifyInstance, ctx: AppContext, run: 
   app.post('/api/auth/ipsec/status', { config: { policy: { module: MODULE, effect: 'write' }, doc: { summary: 'action kick with uniqueId: terminate that IKE SA' } } }, async (request) => {
     const body = kickBody.safeParse(request.body ?? {});
     if (!body.success) return failure(MSG.invalid, fieldErrors(body.error));
-    if (!live) return failure(MSG.notFound);
-    // Only the server's own SAs: the network's clients share the charon.
-    const listed = await run(['swanctl', '--list-sas', '--noblock', '--uri', uri], { timeoutMs: 10_000 });
+    if (!live && !openwrt) return failure(MSG.notFound);
+    // Only the server's own SAs: the network's clients share the charon (OpenWrt's on its default socket).
+    const socket = openwrt ? [] : ['--uri', uri];
+    const listed = await run(['swanctl', '--list-sas', '--noblock', ...socket], { timeoutMs: 10_000 });
     const sa = listed.exitCode === 0 ? parseListSas(listed.stdout, ctx.now()).find((item) => item.uniqueId === body.data.uniqueId) : undefined;
     if (!sa || isIpsecClientConnection(sa.name)) return failure(MSG.notFound);
-    const result = await run(['swanctl', '--terminate', '--ike-id', body.data.uniqueId, '--force', '--timeout', '5', '--uri', uri], { timeoutMs: 15_000 });
+    const result = await run(['swanctl', '--terminate', '--ike-id', body.data.uniqueId, '--force', '--timeout', '5', ...socket], { timeoutMs: 15_000 });
     return result.exitCode === 0 ? success() : failure(MSG.notFound);
   });
 

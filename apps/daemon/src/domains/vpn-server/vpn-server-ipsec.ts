@@ -21,6 +21,8 @@ export const IPSEC_FILES = {
 } as const;
 
 const SECRETS_INCLUDE = 'secrets.conf';
+/** A file beside the including one, or one in swanctl's own folder; plain names (no `..`). */
+const SECRETS_INCLUDE_PATH = /^(?:\/etc\/swanctl\/)?[a-z0-9-]+\.conf$/;
 const HEADER = '# Portico IPsec server. Generated; changes are overwritten.';
 
 /** The L2TP/IPsec server's share: one transport-mode connection for UDP 1701 with its key. */
@@ -76,8 +78,12 @@ export function expectedRemoteId(peer: IpsecPeer): string {
   return peer.remote_id !== '' ? identity(peer.remote_id) : address(peer.remote_addr);
 }
 
-/** swanctl.conf: one connection per peer, the L2TP/IPsec connection when given, the secrets included. */
-export function renderSwanctlServer(peers: readonly IpsecPeer[], l2tp?: L2tpIpsecPart): string {
+/**
+ * swanctl.conf: one connection per peer, the L2TP/IPsec connection when given, the secrets
+ * included: beside it by default, or (OpenWrt, whose swanctl loads every conf.d/*.conf) an
+ * absolute path in swanctl's own folder, outside conf.d.
+ */
+export function renderSwanctlServer(peers: readonly IpsecPeer[], l2tp?: L2tpIpsecPart, secretsInclude: string = SECRETS_INCLUDE): string {
   const out = [HEADER, 'connections {'];
   for (const peer of servedPeers(peers)) {
     const name = peerName(peer.name);
@@ -103,7 +109,8 @@ export function renderSwanctlServer(peers: readonly IpsecPeer[], l2tp?: L2tpIpse
     out.push('\t\tchildren {', `\t\t\t${L2TP_CONNECTION} {`, '\t\t\t\tmode = transport', '\t\t\t\tlocal_ts = dynamic[udp/1701]', '\t\t\t\tremote_ts = dynamic[udp]');
     out.push('\t\t\t\tesp_proposals = default', '\t\t\t\tstart_action = none', '\t\t\t\tdpd_action = clear', '\t\t\t}', '\t\t}', '\t}');
   }
-  out.push('}', `include ${SECRETS_INCLUDE}`);
+  if (!SECRETS_INCLUDE_PATH.test(secretsInclude)) throw new RenderValueError(`include ${JSON.stringify(secretsInclude)} cannot be rendered`);
+  out.push('}', `include ${secretsInclude}`);
   return `${out.join('\n')}\n`;
 }
 
@@ -189,8 +196,8 @@ export function checkSwanctlServer(content: string): string[] {
     } else if (line.kind === 'close') path.pop();
     else if (line.kind === 'include') {
       if (path.length) problems.push('include inside a section');
-      // Only a file beside this one: libstrongswan resolves a relative include there.
-      if (!/^[a-z0-9-]+\.conf$/.test(line.value!)) problems.push('include of a file not beside this one');
+      // A file beside this one (libstrongswan resolves a relative include there) or in swanctl's folder.
+      if (!SECRETS_INCLUDE_PATH.test(line.value!)) problems.push('include of a file neither beside this one nor in /etc/swanctl');
     } else {
       const problem = checkSetting(path, line.key!, line.value!);
       if (problem) problems.push(problem);

@@ -16,6 +16,7 @@ import { ipsecBindings, ipsecDomain, ipsecIkeUser } from './vpn-server-ipsec-dom
 import { ipsecLinuxActivation } from './vpn-server-ipsec-runtime.js';
 import { registerIpsecRoutes } from './vpn-server-ipsec-routes.js';
 import { openvpnOpenwrtDomain, renderOpenwrtVpnServerRules, vpnServerOpenwrtActivation } from './vpn-server-openwrt.js';
+import { ipsecOpenwrtActivation, ipsecOpenwrtDomain, OPENWRT_CHARON_FORMAT } from './vpn-server-ipsec-openwrt.js';
 
 /**
  * The VPN servers (spec §3 VPN service): the OpenVPN server with its own PKI. Its settings are
@@ -47,6 +48,16 @@ function linuxActivation(env: DriverEnv): TargetActivation {
   };
 }
 
+/** Both servers on OpenWrt: OpenVPN's init script, and the IPsec server's files on the system charon. */
+function openwrtActivation(env: DriverEnv): TargetActivation {
+  const openvpn = vpnServerOpenwrtActivation();
+  const ipsec = ipsecOpenwrtActivation(env);
+  return {
+    activate: { ...ipsec.activate },
+    reloadFor: (target) => openvpn.reloadFor!(target) ?? ipsec.reloadFor!(target),
+  };
+}
+
 export interface VpnServerDeps {
   /** swanctl's commands for the IPsec status routes (a test's fake). */
   run?: CommandRunner;
@@ -55,7 +66,6 @@ export interface VpnServerDeps {
 export const vpnServerModule = defineDomain({
   name: 'vpn-server',
   pages: ['openvpnservice', 'caconfiguration', 'clientrsa', 'ipsecservice'],
-  unavailablePages: (settings) => (settings.driver === 'openwrt' ? ['ipsecservice'] : []),
   formats: [
     {
       name: 'openvpn',
@@ -67,12 +77,14 @@ export const vpnServerModule = defineDomain({
     // strongSwan has no offline parser of its settings files: ours parses them back and holds
     // every setting to the grammar of its key (vpn-server-ipsec.ts); `swanctl --load-all` judges last.
     { name: 'ipsec-swanctl', builtin: (content) => checkSwanctlServer(content)[0] ?? null },
+    // OpenWrt: the aggressive-mode consent as a strongswan.d fragment (vpn-server-ipsec-openwrt.ts).
+    OPENWRT_CHARON_FORMAT,
   ],
   contributions: () => [contribute(RULESET_PARTS, { ...vpnServerContributor, openwrt: renderOpenwrtVpnServerRules }), contribute(IKE_USERS, ipsecIkeUser)],
-  // OpenWrt: OpenVPN under its own init script (vpn-server-openwrt.ts); the IPsec server is not
-  // rendered there and its peers are refused (ipsecBindings).
-  configDomains: ({ settings }) => (settings.driver === 'openwrt' ? [openvpnOpenwrtDomain(settings.stateDir)] : [openvpnDomain(settings.stateDir), ipsecDomain()]),
-  activation: { linux: linuxActivation, openwrt: vpnServerOpenwrtActivation },
+  // OpenWrt: OpenVPN under its own init script (vpn-server-openwrt.ts), the IPsec server as
+  // swanctl fragments of the system charon (vpn-server-ipsec-openwrt.ts).
+  configDomains: ({ settings }) => (settings.driver === 'openwrt' ? [openvpnOpenwrtDomain(settings.stateDir), ipsecOpenwrtDomain()] : [openvpnDomain(settings.stateDir), ipsecDomain()]),
+  activation: { linux: linuxActivation, openwrt: openwrtActivation },
   bindings: (ctx) => ipsecBindings(ctx),
   migrations: OPENVPN_MIGRATIONS,
   backup: vpnServerBackup,
