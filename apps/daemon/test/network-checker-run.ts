@@ -76,7 +76,8 @@ export async function checkRendered(file: RenderedFile, dir: string): Promise<Ch
         const ok =
           pppd.every((link) => name(link.name) && ['pppoe', 'pptp'].includes(link.kind) && path(link.options) && path(link.secret)) &&
           (!l2tp || (path(l2tp.config) && l2tp.lacs.every((lac) => name(lac.name) && lac.files.every(path)))) &&
-          (!ipsec || (path(ipsec.config) && ipsec.files.every(path) && ipsec.children.every(name)));
+          // IPsec children are named `vpnc-<client name>` on the one charon.
+          (!ipsec || (path(ipsec.config) && ipsec.files.every(path) && ipsec.children.every((child) => /^vpnc-[a-z][a-z0-9]{0,9}$/.test(child))));
         return { target, problems: ok ? [] : ['not a list of dialled links'] };
       }
       // JSON argument vectors (ethtool) must parse as arrays of plain strings.

@@ -219,8 +219,9 @@ describe('the linux driver dials PPPoE WANs and VPN clients', () => {
     const uri = ['--uri', `unix://${root}/run/portico/ike/charon.vici`];
     const loadAll = ['swanctl', '--load-all', '--noprompt', '--file', join(root, IKE_FILES.swanctl), ...uri];
     await vi.waitFor(() => expect(swanctl()).toEqual([['swanctl', '--stats', ...uri], loadAll, ['swanctl', '--initiate', '--child', 'vpnc-ipsecone', '--timeout', '10', ...uri]]), CONDITION_WAIT);
+    // The stand-in records its start once running, which the runner's probe does not wait for.
+    await vi.waitFor(() => expect(tools.starts('charon-systemd')).toHaveLength(1), CONDITION_WAIT);
     const charon = tools.starts('charon-systemd');
-    expect(charon).toHaveLength(1);
     expect(charon[0]!.env.STRONGSWAN_CONF).toBe(join(root, IKE_FILES.charon));
 
     // A changed options file restarts that WAN's pppd only; a changed password too, with the new one.
