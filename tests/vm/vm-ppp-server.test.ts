@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BOOT_LIMIT_MS, poll, startSignedInGateway, UPSTREAM, vmPrerequisites, type AdminApi, type GuestPeer, type VmGateway } from './vm-gateway.js';
+import { BOOT_LIMIT_MS, guestPortName, poll, startSignedInGateway, UPSTREAM, vmPrerequisites, type AdminApi, type GuestPeer, type VmGateway } from './vm-gateway.js';
 import { startFreeRadius, type FreeRadius } from '../support/freeradius-peer.js';
 
 /**
@@ -11,7 +12,8 @@ import { startFreeRadius, type FreeRadius } from '../support/freeradius-peer.js'
  * L2TP/IPsec: a client charon of the peer's own brings up IKEv1 transport mode with the key
  * before xl2tpd dials; plain L2TP is refused meanwhile. RADIUS (CHAP over PPPoE, MS-CHAPv2
  * over L2TP): FreeRADIUS in the upstream
- * namespace (the guest reaches it over its WAN) vouches for an account the gateway does not have.
+ * namespace (the guest reaches it over its WAN) vouches for an account the gateway does not have,
+ * and ends its PPPoE session with a Disconnect-Request (radclient) to the gateway's DAE port.
  */
 
 const skip = vmPrerequisites();
@@ -310,6 +312,20 @@ describe.skipIf(skip !== null)(`the gateway's PPP servers in the image's kernel$
     await proveServer('pppoe', 'radonly1', '10.0.40.1', /^10\.0\.40\.\d+$/);
     // FreeRADIUS accounted the session it vouched for.
     expect(radius.detail().some((record) => record['User-Name'] === 'radonly1' && record['Acct-Status-Type'] === 'Start')).toBe(true);
+
+    // RADIUS ends the session itself: a Disconnect-Request (RFC 5176) to the gateway's dynamic
+    // authorisation port over its WAN, from the RADIUS server's address.
+    await admin.write('auth/radius', { enabled: true, radiusip: UPSTREAM.address, sharekey: radius.secret, authport: radius.authPort, accoutport: radius.acctPort, timeout: 3, retries: 2, dae: true, offlineport: 3799 });
+    await withGuestLog(() => dial('RadPass123'));
+    await expect.poll(async () => (await status('pppoe')).sessions.some((s) => s.username === 'radonly1'), { timeout: 30_000, interval: 1000 }).toBe(true);
+    const wan = /inet ([\d.]+)\//.exec(await gw.vm.agent.run(['/usr/sbin/ip', '-4', '-o', 'addr', 'show', 'dev', guestPortName(0)]))?.[1];
+    expect(wan).toMatch(/^10\.77\.0\.\d+$/);
+    const disconnect = spawnSync('ip', ['netns', 'exec', gw.upstreamNs, 'radclient', '-r', '3', '-t', '5', `${wan}:3799`, 'disconnect', radius.secret], { input: 'User-Name = radonly1\n', encoding: 'utf8', timeout: 60_000 });
+    expect(`${disconnect.stdout}${disconnect.stderr}`).toMatch(/Disconnect-ACK/);
+    await expect.poll(() => peerAddressTowards('10.0.40.1'), { timeout: 30_000, interval: 1000 }).toBe('');
+    await expect.poll(async () => (await status('pppoe')).sessions.some((s) => s.username === 'radonly1'), { timeout: 30_000, interval: 1000 }).toBe(false);
+    // pppd hung up and accounted the end of the session.
+    await expect.poll(() => radius.detail().some((record) => record['User-Name'] === 'radonly1' && record['Acct-Status-Type'] === 'Stop'), { timeout: 30_000, interval: 1000 }).toBe(true);
   });
 
   test('an L2TP client dials with MS-CHAPv2 an account only the RADIUS server knows', async () => {

@@ -17,7 +17,8 @@ import {
   renderXl2tpdConf,
 } from './ppp-server-files.js';
 import { pppServerLinuxActivation } from './ppp-server-activation.js';
-import { PORTAL_NOTICE_SOURCES } from '../hotspot/hotspot-public.js';
+import { DAE_SESSION_SOURCES, PORTAL_NOTICE_SOURCES } from '../hotspot/hotspot-public.js';
+import { pppDaeSessions } from './ppp-server-dae.js';
 import { pppExpiredNotices, pppServerContributor } from './ppp-server-ruleset.js';
 import { registerPppServerRoutes } from './ppp-server-routes.js';
 import { pppSecretsWriter, PPP_SECRETS_FORMAT, PPP_SERVER_DOMAIN } from './ppp-server-secrets-writer.js';
@@ -80,6 +81,8 @@ export const pppServerModule = defineDomain({
   contributions: (settings) => [
     contribute(RULESET_PARTS, { ...pppServerContributor(settings.portalPort), openwrt: renderOpenwrtPppServerRules(settings.portalPort) }),
     contribute(PORTAL_NOTICE_SOURCES, pppExpiredNotices),
+    // RADIUS's Disconnect-Requests end RADIUS-vouched sessions; on sim nothing dials.
+    ...(settings.driver === 'sim' ? [] : [contribute(DAE_SESSION_SOURCES, pppDaeSessions({ root: installRoot(settings) }))]),
   ],
   // OpenWrt: each server under procd, through its package's init script or the feed's (ppp-server-openwrt.ts).
   configDomains: ({ settings }) => (settings.driver === 'openwrt' ? [pppServerOpenwrtDomain(settings.systemRoot)] : [pppServerDomain(settings)]),

@@ -2,6 +2,7 @@ import dgram from 'node:dgram';
 import radius from 'radius';
 import type { HotspotRadius } from '@portico/schema';
 import type { HotspotSession } from '../hotspot-types.js';
+import type { DaeSession } from '../hotspot-public.js';
 import { ATTR, readReply, type RadiusReply } from './radius-reply.js';
 
 /**
@@ -18,6 +19,8 @@ export interface DaeDeps {
   sessions: () => HotspotSession[];
   disconnect: (session: HotspotSession) => Promise<boolean>;
   adjust: (session: HotspotSession, reply: RadiusReply) => Promise<boolean>;
+  /** Other domains' sessions RADIUS vouched for (PPP servers): a Disconnect-Request may end them. */
+  others?: () => DaeSession[];
   report: (error: unknown, what: string) => void;
 }
 
@@ -29,6 +32,7 @@ const ERROR_CAUSE = {
   invalidValue: 'Invalid-Attribute-Value',
   notFound: 'Session-Context-Not-Found',
   resourcesUnavailable: 'Resources-Unavailable',
+  unsupportedService: 'Unsupported-Service',
 } as const;
 
 /** Attributes RFC 5176 §3 lets a request carry that this NAS does not act on: a NAK names them. */
@@ -184,11 +188,21 @@ export class DaeServer {
         (ip === undefined || session.ip === ip) &&
         (station === undefined || session.mac === station),
     );
-    if (matches.length === 0) return answer(false, ERROR_CAUSE.notFound);
+    // Other domains' sessions carry no Acct-Session-Id of the hotspot's: one given never names them.
+    const others =
+      sid === undefined
+        ? (this.deps.others?.() ?? []).filter(
+            (session) => (user === undefined || session.user === user) && (ip === undefined || session.ip === ip) && (station === undefined || session.station === station),
+          )
+        : [];
+    if (matches.length === 0 && others.length === 0) return answer(false, ERROR_CAUSE.notFound);
     if (disconnect) {
       const results = await Promise.all(matches.map((session) => this.deps.disconnect(session)));
-      return results.every(Boolean) ? answer(true) : answer(false, ERROR_CAUSE.notFound);
+      const ended = others.map((session) => session.end());
+      return [...results, ...ended].every(Boolean) ? answer(true) : answer(false, ERROR_CAUSE.notFound);
     }
+    // A CoA cannot change another domain's session (a PPP link's limits are pppd's): refused.
+    if (others.length) return answer(false, ERROR_CAUSE.unsupportedService);
     const limits = readReply(raw);
     if (limits.ignored) return answer(false, ERROR_CAUSE.invalidValue);
     // A CoA that changes nothing the device can enforce is refused rather than silently acked.

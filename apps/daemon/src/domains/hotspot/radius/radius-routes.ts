@@ -4,6 +4,7 @@ import { fieldErrors, hotspotRadius, MSG, type HotspotRadius } from '@portico/sc
 import type { AppContext } from '../../../app-context.js';
 import { failure, success } from '../../../plugins/api-envelope.js';
 import { RadiusService } from './radius-service.js';
+import { DAE_SESSION_SOURCES } from '../hotspot-public.js';
 
 const testBody = z.object({
   action: z.literal('test').optional(),
@@ -28,6 +29,12 @@ export function registerRadius(app: FastifyInstance, ctx: AppContext): RadiusSer
     now: ctx.now,
     report: (error, what) => app.log.warn({ err: error }, what),
     daeHost: ctx.settings.host,
+    otherSessions: () => {
+      const sources = ctx.contributions(DAE_SESSION_SOURCES);
+      if (!sources.length) return [];
+      const snapshot = ctx.config.journal.capture();
+      return sources.flatMap((source) => source.sessions(snapshot));
+    },
   });
   app.post('/api/auth/radiustest', { config: { policy: { module: 'radius', effect: 'action' }, doc: { summary: 'Send one Access-Request with the saved RADIUS settings' } } }, async (request) => {
     const body = testBody.safeParse(request.body ?? {});

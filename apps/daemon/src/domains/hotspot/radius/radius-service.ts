@@ -8,6 +8,7 @@ import { chapPassword, RadiusTransport, type RadiusAttribute, type RadiusEndpoin
 import { InterimSchedule } from './radius-interim.js';
 import { accountingPacket, accountingTemplate, type AccountingFields, type AcctStatus, type AcctTerminateCause } from './radius-accounting.js';
 import { octetsAndGigawords, readReply, type RadiusReply } from './radius-reply.js';
+import type { DaeSession } from '../hotspot-public.js';
 import { DaeServer } from './radius-dae.js';
 
 /**
@@ -53,6 +54,8 @@ export interface RadiusServiceDeps {
   report: (error: unknown, what: string) => void;
   /** Address the disconnect port listens on. */
   daeHost: string;
+  /** Other domains' sessions a Disconnect-Request may end (DAE_SESSION_SOURCES). */
+  otherSessions?: () => DaeSession[];
 }
 
 /** What the service keeps with a RADIUS session (HotspotSession.outside). */
@@ -102,6 +105,7 @@ export class RadiusService implements OutsideAuthenticator, SessionObserver {
       sessions: () => (this.engine ? this.engine.list().filter((s) => s.kind === 'radius') : []),
       disconnect: async (session) => (this.engine ? this.engine.kick(session.ip, 'kicked') : false),
       adjust: async (session, reply) => (this.engine ? this.engine.adjust(session.ip, limitsOf(reply)) : false),
+      others: deps.otherSessions,
       report: deps.report,
     });
   }
