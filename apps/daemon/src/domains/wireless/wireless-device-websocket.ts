@@ -266,7 +266,19 @@ export class TerminatedLink implements UcentralLink {
     if (available < head + 4 + length) return 0;
     const mask = at + head;
     const payload = Buffer.allocUnsafe(length);
-    for (let i = 0; i < length; i++) payload[i] = data[mask + 4 + i]! ^ data[mask + (i & 3)]!;
+    const m0 = data[mask]!;
+    const m1 = data[mask + 1]!;
+    const m2 = data[mask + 2]!;
+    const m3 = data[mask + 3]!;
+    const from = mask + 4;
+    let i = 0;
+    for (const whole = length & ~3; i < whole; i += 4) {
+      payload[i] = data[from + i]! ^ m0;
+      payload[i + 1] = data[from + i + 1]! ^ m1;
+      payload[i + 2] = data[from + i + 2]! ^ m2;
+      payload[i + 3] = data[from + i + 3]! ^ m3;
+    }
+    for (; i < length; i++) payload[i] = data[from + i]! ^ data[mask + (i & 3)]!;
     const used = head + 4 + length;
     if (control) {
       this.control(opcode, payload);
