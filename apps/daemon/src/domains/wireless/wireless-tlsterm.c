@@ -26,7 +26,8 @@
  *
  * Usage: portico-tlsterm <host> <port> <ca.pem> <key.pem> <cert.pem>
  * SIGUSR1 writes one line of memory figures to stderr (open connections, malloc'd bytes in use,
- * free bytes the heap holds): where its memory goes, measured (wireless README).
+ * free bytes the heap holds, the slabs' bytes and bytes in use): where its memory goes, measured
+ * (wireless README).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
