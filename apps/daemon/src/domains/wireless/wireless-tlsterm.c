@@ -148,7 +148,7 @@ static void *slab_alloc(size_t n) {
   if (p) {
     slab_free[k] = *(void **)p;
   } else {
-    if (slab_bump[k] + size > slab_end[k]) {
+    if (!slab_bump[k] || (size_t)(slab_end[k] - slab_bump[k]) < size) {
       if ((slab_next + 1) << SLAB_SHIFT > SLAB_REGION) return malloc(n);
       slab_class[slab_next] = (unsigned char)(k + 1);
       slab_bump[k] = slab_base + (slab_next << SLAB_SHIFT);
@@ -191,13 +191,12 @@ static void *ossl_realloc(void *p, size_t n, const char *file, int line) {
   (void)file;
   (void)line;
   if (!p) return slab_alloc(n);
-  if (!slab_owns(p)) {
-    if (n <= SLAB_LARGEST) {
-      /* Its old size is malloc's to know: a block that shrinks stays where it is. */
-      return realloc(p, n ? n : 1);
-    }
-    return realloc(p, n);
+  if (n == 0) {
+    slab_release(p);
+    return NULL;
   }
+  /* A block from malloc stays malloc's: its old size is malloc's to know. */
+  if (!slab_owns(p)) return realloc(p, n);
   size_t size = slab_size(p);
   if (n <= size && n > size - 8) return p;
   void *fresh = slab_alloc(n);
@@ -212,7 +211,9 @@ static void slab_init(void) {
   void *region = mmap(NULL, SLAB_REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   slab_class = calloc(SLAB_REGION >> SLAB_SHIFT, 1);
   if (region == MAP_FAILED || !slab_class) return;
-  /* Aligned to a slab, so a block's slab is its offset in the region shifted. */
+  /* A block's slab is its offset in the region shifted; slabs start on pages, so a class that is
+     a multiple of 16 bytes gives 16-byte aligned blocks, and one of 8 mod 16 (the size of no
+     object that needs 16) gives 8. */
   slab_base = region;
   if (!CRYPTO_set_mem_functions(ossl_malloc, ossl_realloc, ossl_free)) slab_base = NULL;
 }
