@@ -5,6 +5,7 @@
 // certificate (CN = its serial, signed by the device CA), driven by the parent over IPC.
 import 'reflect-metadata';
 import { createPrivateKey, webcrypto } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import * as x509 from '@peculiar/x509';
 import WebSocket from 'ws';
 import { linkPair, rpcNotification, rpcResult, type UcentralLink } from '@portico/schema';
@@ -100,12 +101,24 @@ export interface Fleet {
   readonly transport: string;
   /** Connects every AP; resolves with how many connected once each has applied its first configuration. */
   connectAll(): Promise<number>;
-  /** One round of reports spread evenly over `ms`. */
-  pacedRound(ms: number): Promise<void>;
+  /** One round of reports spread evenly over `ms`; over TLS, the simulators' event-loop delay meanwhile. */
+  pacedRound(ms: number): Promise<LoopDelay | null>;
   /** One report from every AP, as fast as they go out. */
   burst(): Promise<void>;
   applied(): Promise<number>;
   close(): Promise<void>;
+}
+
+/** An event loop's delay over a while (perf_hooks' histogram), ms. */
+export interface LoopDelay {
+  p99Ms: number;
+  maxMs: number;
+  /** CPU seconds the process used meanwhile (the simulators': all of them together). */
+  cpuSeconds?: number;
+}
+
+export function loopDelayOf(histogram: import('node:perf_hooks').IntervalHistogram): LoopDelay {
+  return { p99Ms: Math.round(histogram.percentile(99) / 1e4) / 100, maxMs: Math.round(histogram.max / 1e4) / 100 };
 }
 
 export class InMemoryFleet implements Fleet {
@@ -129,13 +142,14 @@ export class InMemoryFleet implements Fleet {
     return this.aps.length;
   }
 
-  async pacedRound(ms: number): Promise<void> {
+  async pacedRound(ms: number): Promise<null> {
     const slices = 1000;
     const per = Math.ceil(this.aps.length / slices);
     for (let slice = 0; slice < slices; slice++) {
       for (const ap of this.aps.slice(slice * per, (slice + 1) * per)) ap.sendState();
       await sleep(ms / slices);
     }
+    return null;
   }
 
   async burst(): Promise<void> {
@@ -164,7 +178,7 @@ type ParentMessage =
 type ChildMessage =
   | { type: 'ready' }
   | { type: 'connected'; ok: number; failed: number; firstError: string }
-  | { type: 'done' }
+  | { type: 'done'; loopDelay?: LoopDelay }
   | { type: 'applied'; count: number };
 
 function wsLink(ws: WebSocket): UcentralLink {
@@ -281,12 +295,18 @@ export async function runSimulatorChild(): Promise<void> {
           const slices = 500;
           const per = Math.ceil(aps.length / slices);
           const start = performance.now();
+          // How late this process's own loop runs meanwhile: a ping answered here waits as long.
+          const delay = monitorEventLoopDelay({ resolution: 1 });
+          delay.enable();
+          const cpu = process.cpuUsage();
           for (let slice = 0; slice < slices; slice++) {
             for (const ap of aps.slice(slice * per, (slice + 1) * per)) ap.sendState();
             const due = start + ((slice + 1) * message.ms) / slices;
             await sleep(Math.max(0, due - performance.now()));
           }
-          send({ type: 'done' });
+          delay.disable();
+          const used = process.cpuUsage(cpu);
+          send({ type: 'done', loopDelay: { ...loopDelayOf(delay), cpuSeconds: (used.user + used.system) / 1e6 } });
           break;
         }
         case 'burst': {
@@ -359,8 +379,14 @@ export class TlsFleet implements Fleet {
     return connected;
   }
 
-  async pacedRound(ms: number): Promise<void> {
-    await this.all(() => ({ type: 'paced', ms }), 'done');
+  async pacedRound(ms: number): Promise<LoopDelay> {
+    const answers = (await this.all(() => ({ type: 'paced', ms }), 'done')) as Array<Extract<ChildMessage, { type: 'done' }>>;
+    const delays = answers.map((a) => a.loopDelay ?? { p99Ms: 0, maxMs: 0 });
+    return {
+      p99Ms: Math.max(...delays.map((d) => d.p99Ms)),
+      maxMs: Math.max(...delays.map((d) => d.maxMs)),
+      cpuSeconds: delays.reduce((sum, d) => sum + (d.cpuSeconds ?? 0), 0),
+    };
   }
 
   async burst(): Promise<void> {

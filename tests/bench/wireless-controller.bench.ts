@@ -33,7 +33,7 @@ import type { WirelessConfigBody } from '../../apps/daemon/src/domains/wireless/
 import { WirelessDevicePki } from '../../apps/daemon/src/domains/wireless/controller/wireless-device-pki.js';
 import { startDeviceListener, type DeviceListener } from '../../apps/daemon/src/domains/wireless/wireless-device-listener.js';
 import { runCommand } from '../../apps/daemon/src/engine/command-runner.js';
-import { InMemoryFleet, REPORT_INTERVAL_S, runSimulatorChild, serialOf, TlsFleet, type Fleet } from './wireless-ap-simulator.js';
+import { InMemoryFleet, loopDelayOf, REPORT_INTERVAL_S, runSimulatorChild, serialOf, TlsFleet, type Fleet } from './wireless-ap-simulator.js';
 import { median, report, reportError } from './bench-util.mjs';
 import { DAEMON_ENV, DAEMON_NODE_FLAGS } from '../../apps/daemon/launch-flags.mjs';
 
@@ -181,18 +181,51 @@ async function main(): Promise<void> {
     if (connected === 0) throw new Error(`no AP connected${fleet instanceof TlsFleet ? `: ${fleet.firstError}` : ''}`);
     const onlineList = controller.onlineSerials();
 
-    // One round at its real pace (a report from each AP over 10 s) with pings to random APs meanwhile.
+    // Pings to random APs over 10 s, each timed, and its two legs on the wall clock the processes
+    // share (1 ms resolution: the AP stamps its answer with Date.now()): to the AP (this process,
+    // the terminator, the AP's process) and back.
+    const pingRound = async (rounds: number[], legs?: { out: number[]; back: number[] }) => {
+      const pings: Array<Promise<void>> = [];
+      for (let i = 0; i < PINGS; i++) {
+        const serial = onlineList[Math.floor(Math.random() * onlineList.length)]!;
+        const sent = performance.now();
+        const sentAt = performance.timeOrigin + sent;
+        pings.push(
+          controller.ping(serial).then((result) => {
+            const now = performance.now();
+            rounds.push(now - sent);
+            const answeredAt = (result as { deviceUTCTime?: number }).deviceUTCTime;
+            if (legs && answeredAt !== undefined) {
+              legs.out.push(Math.max(0, answeredAt - sentAt));
+              legs.back.push(Math.max(0, performance.timeOrigin + now - answeredAt));
+            }
+          }),
+        );
+        await sleep((REPORT_INTERVAL_S * 1000) / PINGS);
+      }
+      await Promise.all(pings);
+    };
+    // The same pings with no reports arriving: what the round trip is on this machine without them.
+    const quietRoundTrips: number[] = [];
+    await pingRound(quietRoundTrips);
+
+    // One round at its real pace (a report from each AP over 10 s) with pings to random APs meanwhile,
+    // and how late this process's event loop and the simulators' ran meanwhile.
     simulatedNow += REPORT_INTERVAL_S * 1000;
     const roundTrips: number[] = [];
-    const pings: Array<Promise<void>> = [];
+    const legs = { out: [] as number[], back: [] as number[] };
+    const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+    loopDelay.enable();
+    const pacedCpu = process.cpuUsage();
+    const pacedTerminatorCpu = processCpuSeconds(listener?.terminatorPid);
     const paced = fleet.pacedRound(REPORT_INTERVAL_S * 1000);
-    for (let i = 0; i < PINGS; i++) {
-      const serial = onlineList[Math.floor(Math.random() * onlineList.length)]!;
-      const sent = performance.now();
-      pings.push(controller.ping(serial).then(() => void roundTrips.push(performance.now() - sent)));
-      await sleep((REPORT_INTERVAL_S * 1000) / PINGS);
-    }
-    await Promise.all([paced, ...pings]);
+    await pingRound(roundTrips, legs);
+    const simulatorDelay = await paced;
+    loopDelay.disable();
+    // Who used the 2 cores meanwhile: this process, the terminator, the simulators.
+    const pacedCpuSeconds = cpuSeconds(pacedCpu);
+    const pacedTerminatorCpuSeconds = processCpuSeconds(listener?.terminatorPid) - pacedTerminatorCpu;
+    const controllerDelay = loopDelayOf(loopDelay);
     await untilReports(connected);
 
     // All held with their stations, reports having arrived as APs send them.
@@ -307,6 +340,20 @@ async function main(): Promise<void> {
         rss_growth_after_bursts_mb: Math.round(rssAfterBursts - rssBefore + terminatorAfterBursts - terminatorBefore),
         round_trip_p50_ms: round1(median(roundTrips)),
         round_trip_p99_ms: round1(p99(roundTrips)),
+        round_trip_out_p99_ms: legs.out.length ? round1(p99(legs.out)) : null,
+        round_trip_back_p99_ms: legs.back.length ? round1(p99(legs.back)) : null,
+        round_trip_quiet_p99_ms: round1(p99(quietRoundTrips)),
+        loop_delay_p99_ms: controllerDelay.p99Ms,
+        loop_delay_max_ms: controllerDelay.maxMs,
+        paced_cpu_seconds: Math.round(pacedCpuSeconds * 100) / 100,
+        paced_terminator_cpu_seconds: Math.round(pacedTerminatorCpuSeconds * 100) / 100,
+        ...(simulatorDelay
+          ? {
+              simulator_loop_delay_p99_ms: simulatorDelay.p99Ms,
+              simulator_loop_delay_max_ms: simulatorDelay.maxMs,
+              paced_simulator_cpu_seconds: Math.round((simulatorDelay.cpuSeconds ?? 0) * 100) / 100,
+            }
+          : {}),
         push_all_ms: Math.round(shared.ms),
         push_all_max_block_ms: round1(shared.maxBlockMs),
         push_all_unshared_ms: Math.round(unshared.ms),

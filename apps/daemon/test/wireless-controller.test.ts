@@ -481,6 +481,38 @@ describe('wireless controller', () => {
       expect(controller.stationCount()).toBe(3);
     });
 
+    it('a later report replaces every figure and host name, with as many stations as before or not', async () => {
+      const device = await adoptedDevice();
+      const report = (stations: Array<{ station: string; rssi?: number; hostname?: string }>) =>
+        device.send('state', { uuid: 1, state: { interfaces: [{ name: 'lan', ssids: [{ ssid: 'A', bssid: '02:dd:00:00:00:01', associations: stations }] }] } });
+      const seen = () => controller.stationsOf(serial).map((s) => [s.mac, s.rssi, s.hostname]);
+      report([{ station: stationMac(1), rssi: -50, hostname: 'one' }, { station: stationMac(2), rssi: -60, hostname: 'two' }]);
+      await settle();
+      expect(seen()).toEqual([
+        [stationMac(1), -50, 'one'],
+        [stationMac(2), -60, 'two'],
+      ]);
+      // As many stations: one left, another came, a name dropped, a figure changed.
+      report([{ station: stationMac(3), rssi: -40 }, { station: stationMac(2), rssi: -61, hostname: 'two' }]);
+      await settle();
+      expect(seen()).toEqual([
+        [stationMac(3), -40, null],
+        [stationMac(2), -61, 'two'],
+      ]);
+      report([{ station: stationMac(3) }, { station: stationMac(4) }]);
+      await settle();
+      expect(seen()).toEqual([
+        [stationMac(3), null, null],
+        [stationMac(4), null, null],
+      ]);
+      report([{ station: stationMac(5), hostname: 'five' }]);
+      await settle();
+      expect(seen()).toEqual([[stationMac(5), null, 'five']]);
+      report([]);
+      await settle();
+      expect(seen()).toEqual([]);
+    });
+
     it('keeps health, device logs, crash logs and events', async () => {
       const device = await adoptedDevice();
       device.send('healthcheck', { uuid: 1, sanity: 73 });

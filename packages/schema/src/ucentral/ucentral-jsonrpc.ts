@@ -62,8 +62,18 @@ function depthOf(value: unknown, limit: number, depth = 0): number {
   if (depth > limit) return depth;
   if (value === null || typeof value !== 'object') return depth;
   let max = depth;
-  for (const item of Array.isArray(value) ? value : Object.values(value)) {
-    max = Math.max(max, depthOf(item, limit, depth + 1));
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      max = Math.max(max, depthOf(item, limit, depth + 1));
+      if (max > limit) break;
+    }
+    return max;
+  }
+  // By key, not over Object.values: no array made for each object of every report (parsed JSON
+  // has only own properties).
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    max = Math.max(max, depthOf(record[key], limit, depth + 1));
     if (max > limit) break;
   }
   return max;

@@ -82,8 +82,10 @@ export interface LinkSocket {
 
 /** One WebSocket as a UcentralLink: text frames only; anything binary is a protocol error. */
 export function webSocketLink(ws: LinkSocket, peerSerial: string, remoteAddress: string, localAddress?: string): UcentralLink {
-  const messages: Array<(text: string) => void> = [];
-  const closes: Array<(code: number, reason: string) => void> = [];
+  // Replaced, not pushed to: a link usually has one handler of each, and an array grown by push
+  // keeps room for 17 (a controller holds 10,000 links).
+  let messages: ReadonlyArray<(text: string) => void> = [];
+  let closes: ReadonlyArray<(code: number, reason: string) => void> = [];
   let closed = false;
   ws.on('message', (data, isBinary) => {
     if (closed) return;
@@ -113,10 +115,10 @@ export function webSocketLink(ws: LinkSocket, peerSerial: string, remoteAddress:
       if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, reason.slice(0, 120));
     },
     onMessage(handler) {
-      messages.push(handler);
+      messages = [...messages, handler];
     },
     onClose(handler) {
-      closes.push(handler);
+      closes = [...closes, handler];
     },
   };
 }

@@ -2,17 +2,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Duplex } from 'node:stream';
+import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { LINK_CLOSE_NORMAL, UCENTRAL_MAX_MESSAGE_BYTES, webSocketLink, type UcentralLink } from '@portico/schema';
 import { checkDeviceCertificate, type DeviceCertificateCheck } from './controller/wireless-device-pki.js';
+import { TerminatedLink, type LinkCarrier, type UpgradeDecision, type UpgradeRequest } from './wireless-device-websocket.js';
 import { libraryExports } from '../../engine/library-import.js';
 
 /**
@@ -90,8 +91,16 @@ function track(open: Set<WebSocket>, ws: WebSocket): void {
   ws.on('close', () => open.delete(ws));
 }
 
+/** The serial a connection's certificate proves, or why it is refused (both transports). */
+function admit(peer: VerifiedPeer, authority: X509Certificate, options: DeviceListenerOptions): { ok: true; serial: string } | { ok: false; reason: DeviceRefusal } {
+  if (!peer.certificate) return { ok: false, reason: 'noCertificate' };
+  // Wall-clock time, as TLS itself judged the validity.
+  const check = checkDeviceCertificate(peer.certificate, authority, options.isRevoked, Date.now());
+  return check.ok ? { ok: true, serial: check.serial } : { ok: false, reason: check.reason };
+}
+
 /**
- * What both transports share: the WebSocket server and the upgrade, which reads the serial from
+ * What Node's TLS path has: the WebSocket server and the upgrade, which reads the serial from
  * the certificate TLS verified, and the set of open links.
  */
 function deviceUpgrades(options: DeviceListenerOptions, Server: typeof WebSocketServer) {
@@ -101,21 +110,20 @@ function deviceUpgrades(options: DeviceListenerOptions, Server: typeof WebSocket
     maxPayload: UCENTRAL_MAX_MESSAGE_BYTES,
     // Compression would let a small frame inflate past the limit before it is counted.
     perMessageDeflate: false,
+    // `open` tracks the links: ws's own set would add a second close listener and set entry each.
+    clientTracking: false,
     handleProtocols: (protocols) => (protocols.has(UCENTRAL_SUBPROTOCOL) ? UCENTRAL_SUBPROTOCOL : false),
   });
   const open = new Set<WebSocket>();
-  const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer, peer: VerifiedPeer, established?: () => void) => {
+  const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer, peer: VerifiedPeer) => {
     const refuse = (reason: DeviceRefusal) => {
       options.onRefused?.(peer.address, reason);
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       socket.destroy();
     };
-    if (!peer.certificate) return refuse('noCertificate');
-    // Wall-clock time, as TLS itself judged the validity.
-    const check = checkDeviceCertificate(peer.certificate, authority, options.isRevoked, Date.now());
+    const check = admit(peer, authority, options);
     if (!check.ok) return refuse(check.reason);
     wss.handleUpgrade(request, socket, head, (ws) => {
-      established?.();
       track(open, ws);
       try {
         options.onLink(webSocketLink(ws, check.serial, peer.address, unmapped(peer.localAddress)));
@@ -144,10 +152,11 @@ function deviceUpgrades(options: DeviceListenerOptions, Server: typeof WebSocket
  */
 export async function startDeviceListener(options: DeviceListenerOptions): Promise<DeviceListener> {
   const terminator = options.tlsTerminator === undefined ? tlsTerminatorPath() : options.tlsTerminator;
-  // ws is imported when the listener opens, which the wireless service does once the daemon
-  // listens: the bundle keeps it in a chunk of its own (dist/lazy/), not parsed before ready.
+  if (terminator) return startTerminatedListener(options, terminator);
+  // ws is imported when Node terminates TLS, once the daemon listens: the bundle keeps it in a
+  // chunk of its own (dist/lazy/), not parsed before ready.
   const { WebSocketServer } = libraryExports(await import('ws'));
-  return terminator ? startTerminatedListener(options, terminator, WebSocketServer) : startNodeTlsListener(options, WebSocketServer);
+  return startNodeTlsListener(options, WebSocketServer);
 }
 
 async function startNodeTlsListener(options: DeviceListenerOptions, Server: typeof WebSocketServer): Promise<DeviceListener> {
@@ -220,21 +229,25 @@ export function tlsTerminatorPath(places: readonly string[] = TLSTERM_PLACES): s
 
 /**
  * TLS terminated by portico-tlsterm (wireless-tlsterm.c, which says why and its frames): the
- * plaintext of every device connection arrives over one socketpair, each as a TerminatedSocket
- * that Node's HTTP parser and ws run over as over a TLS socket. The certificate that proves a
- * connection's serial is the one the terminator verified and announced for that connection.
+ * plaintext of every device connection arrives over one socketpair, where each connection is a
+ * TerminatedLink (wireless-device-websocket.ts: its upgrade and WebSocket frames). The
+ * certificate that proves a connection's serial is the one the terminator verified and announced
+ * for that connection.
  */
-async function startTerminatedListener(options: DeviceListenerOptions, terminator: string, Server: typeof WebSocketServer): Promise<DeviceListener> {
-  const links = deviceUpgrades(options, Server);
-  const http = createHttpServer();
-  http.headersTimeout = HANDSHAKE_MS;
-  http.requestTimeout = HANDSHAKE_MS;
-  http.on('request', links.notUpgrade);
-  http.on('clientError', (_error, socket: Duplex) => socket.destroy());
-  http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const terminated = socket as TerminatedSocket;
-    links.upgrade(request, socket, head, terminated.peer, () => terminated.established());
-  });
+async function startTerminatedListener(options: DeviceListenerOptions, terminator: string): Promise<DeviceListener> {
+  const authority = new X509Certificate(options.ca);
+  const open = new Set<TerminatedLink>();
+  /** A link is up (handed to the controller) or gone. */
+  const settled = (link: TerminatedLink, up: boolean) => {
+    if (!up) return void open.delete(link);
+    open.add(link);
+    try {
+      options.onLink(link);
+    } catch (error) {
+      options.onError?.(error);
+      link.terminate();
+    }
+  };
 
   // The server's key sits in a private folder only while a terminator starts and reads it.
   const folder = await mkdtemp(join(tmpdir(), 'portico-tlsterm-'));
@@ -281,12 +294,23 @@ async function startTerminatedListener(options: DeviceListenerOptions, terminato
       restartTimer.unref();
     });
     frames.onAccept = () => options.onConnection?.();
-    frames.onOpen = (socket) => {
+    frames.onOpen = (id, peer) => {
       failures = 0;
+      const decide = (request: UpgradeRequest): UpgradeDecision => {
+        const check = admit(peer, authority, options);
+        // The certificate has done its work: the link keeps none of it.
+        peer.certificate = undefined;
+        if (!check.ok) {
+          options.onRefused?.(peer.address, check.reason);
+          return { accept: false, status: 403 };
+        }
+        return { accept: true, serial: check.serial, protocol: request.protocols.has(UCENTRAL_SUBPROTOCOL) ? UCENTRAL_SUBPROTOCOL : false };
+      };
+      const link = new TerminatedLink(frames, id, UCENTRAL_MAX_MESSAGE_BYTES, decide, settled, peer.address, unmapped(peer.localAddress));
       // The TLS handshake is done; the WebSocket upgrade must follow within the same bound.
-      socket.deadline = setTimeout(() => socket.destroy(), HANDSHAKE_MS);
-      socket.deadline.unref();
-      http.emit('connection', socket);
+      link.deadline = setTimeout(() => link.terminate(), HANDSHAKE_MS);
+      link.deadline.unref();
+      return link;
     };
     child = started;
     mux = frames;
@@ -314,7 +338,7 @@ async function startTerminatedListener(options: DeviceListenerOptions, terminato
       return child?.pid;
     },
     get connections() {
-      return links.open.size;
+      return open.size;
     },
     setCertificate(key, cert) {
       serverKey = key;
@@ -322,14 +346,15 @@ async function startTerminatedListener(options: DeviceListenerOptions, terminato
       const keyBytes = Buffer.from(key);
       const length = Buffer.alloc(4);
       length.writeUInt32BE(keyBytes.length);
-      mux?.send(FRAME_CERT, 0, Buffer.concat([length, keyBytes, Buffer.from(cert)]));
+      mux?.certificate(Buffer.concat([length, keyBytes, Buffer.from(cert)]));
     },
     async close() {
       stopping = true;
       clearTimeout(restartTimer);
-      links.closeLinks();
-      const cut = setTimeout(() => links.cutLinks(), 2000);
-      while (links.open.size > 0 && child) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (const link of [...open]) link.close(LINK_CLOSE_NORMAL, 'controller stopping');
+      // Links whose devices do not answer the close promptly are cut.
+      const cut = setTimeout(() => [...open].forEach((link) => link.terminate()), 2000);
+      while (open.size > 0 && child) await new Promise((resolve) => setTimeout(resolve, 20));
       clearTimeout(cut);
       const running = child as ChildProcess | null;
       if (running && running.exitCode === null && running.signalCode === null) {
@@ -337,8 +362,6 @@ async function startTerminatedListener(options: DeviceListenerOptions, terminato
         running.kill('SIGTERM');
         await exited;
       }
-      links.wss.close();
-      http.close();
       await rm(folder, { recursive: true, force: true });
     },
   };
@@ -356,48 +379,53 @@ const FRAME_READY = 5;
 const FRAME_CERT = 6;
 const HEADER = 9;
 
-/** The frames of the socketpair to portico-tlsterm (wireless-tlsterm.c). */
-class TerminatorMux {
+/** The frames of the socketpair to portico-tlsterm (wireless-tlsterm.c); carries each link's bytes. */
+class TerminatorMux implements LinkCarrier {
   onReady: (port: number) => void = () => undefined;
   onAccept: () => void = () => undefined;
-  onOpen: (socket: TerminatedSocket) => void = () => undefined;
-  private readonly sockets = new Map<number, TerminatedSocket>();
+  onOpen: (id: number, peer: VerifiedPeer) => TerminatedLink = () => {
+    throw new Error('no handler for connections');
+  };
+  private readonly links = new Map<number, TerminatedLink>();
   private pending: Buffer = Buffer.alloc(0);
-  private drains: Array<() => void> = [];
 
   constructor(private readonly stream: Socket) {
     stream.on('data', (chunk: Buffer) => this.receive(chunk));
-    stream.on('drain', () => {
-      const waiting = this.drains;
-      this.drains = [];
-      for (const resume of waiting) resume();
-    });
     stream.on('error', () => undefined);
   }
 
-  /** Sends a frame; `written` runs once the stream takes more (backpressure for the socket that wrote). */
-  send(type: number, id: number, payload: Buffer, written?: () => void): void {
-    const frame = Buffer.allocUnsafe(HEADER + payload.length);
+  /** One frame, written in place: a DATA frame's payload by `fill`, a control frame's as given. */
+  private frame(type: number, id: number, size: number, fill?: (frame: Buffer, offset: number) => void): void {
+    if (this.stream.destroyed) return;
+    const frame = Buffer.allocUnsafe(HEADER + size);
     frame[0] = type;
     frame.writeUInt32BE(id, 1);
-    frame.writeUInt32BE(payload.length, 5);
-    payload.copy(frame, HEADER);
-    if (this.stream.destroyed) return void written?.();
-    if (this.stream.write(frame) || !written) written?.();
-    else this.drains.push(written);
+    frame.writeUInt32BE(size, 5);
+    fill?.(frame, HEADER);
+    // The terminator reads devices only while it has room toward the daemon, and the daemon
+    // writes what the controller sends: the stream's own buffer holds what waits.
+    this.stream.write(frame);
   }
 
-  forget(id: number): void {
-    this.sockets.delete(id);
+  send(id: number, size: number, fill: (frame: Buffer, offset: number) => void): void {
+    this.frame(FRAME_DATA, id, size, fill);
+  }
+
+  end(id: number): void {
+    if (!this.links.delete(id)) return;
+    this.frame(FRAME_CLOSE, id, 0);
+  }
+
+  /** A new server key and certificate for new connections. */
+  certificate(payload: Buffer): void {
+    this.frame(FRAME_CERT, 0, payload.length, (frame, at) => void payload.copy(frame, at));
   }
 
   /** The terminator is gone: so is every connection it carried. */
   endAll(): void {
-    for (const socket of this.sockets.values()) socket.gone();
-    this.sockets.clear();
-    const waiting = this.drains;
-    this.drains = [];
-    for (const resume of waiting) resume();
+    const links = [...this.links.values()];
+    this.links.clear();
+    for (const link of links) link.gone();
   }
 
   private receive(chunk: Buffer): void {
@@ -406,7 +434,7 @@ class TerminatorMux {
     while (data.length - at >= HEADER) {
       const length = data.readUInt32BE(at + 5);
       if (data.length - at < HEADER + length) break;
-      this.frame(data[at]!, data.readUInt32BE(at + 1), data.subarray(at + HEADER, at + HEADER + length));
+      this.dispatch(data[at]!, data.readUInt32BE(at + 1), data.subarray(at + HEADER, at + HEADER + length));
       at += HEADER + length;
     }
     data = data.subarray(at);
@@ -414,107 +442,25 @@ class TerminatorMux {
     this.pending = data.length ? Buffer.from(data) : Buffer.alloc(0);
   }
 
-  private frame(type: number, id: number, payload: Buffer): void {
+  private dispatch(type: number, id: number, payload: Buffer): void {
     if (type === FRAME_DATA) {
-      // A view of the chunk read, not a copy: ws keeps it only until its frame is complete.
-      this.sockets.get(id)?.push(payload);
+      this.links.get(id)?.receive(payload);
     } else if (type === FRAME_OPEN) {
       const remoteLength = payload[0]!;
       const [host, port] = payload.subarray(1, 1 + remoteLength).toString('latin1').split(' ');
       const localLength = payload[1 + remoteLength]!;
       const local = payload.subarray(2 + remoteLength, 2 + remoteLength + localLength).toString('latin1');
       const der = Buffer.from(payload.subarray(2 + remoteLength + localLength));
-      const socket = new TerminatedSocket(this, id, { certificate: der, address: addressOf({ remoteAddress: host, remotePort: Number(port) }), localAddress: local });
-      socket.remoteAddress = host;
-      socket.remotePort = Number(port);
-      socket.localAddress = local;
-      this.sockets.set(id, socket);
-      this.onOpen(socket);
+      const peer: VerifiedPeer = { certificate: der, address: addressOf({ remoteAddress: host, remotePort: Number(port) }), localAddress: local };
+      this.links.set(id, this.onOpen(id, peer));
     } else if (type === FRAME_CLOSE) {
-      const socket = this.sockets.get(id);
-      this.sockets.delete(id);
-      socket?.gone();
+      const link = this.links.get(id);
+      this.links.delete(id);
+      link?.gone();
     } else if (type === FRAME_ACCEPT) {
       this.onAccept();
     } else if (type === FRAME_READY) {
       this.onReady(Number(payload.toString('latin1')));
     }
-  }
-}
-
-/**
- * One device connection's plaintext, as the terminator carries it: a Duplex with the few
- * socket methods Node's HTTP server and ws call. Its peer certificate is the one the
- * terminator verified for this connection id.
- */
-class TerminatedSocket extends Duplex {
-  remoteAddress: string | undefined;
-  remotePort: number | undefined;
-  localAddress: string | undefined;
-  deadline: NodeJS.Timeout | undefined;
-  private ended = false;
-
-  constructor(
-    private readonly mux: TerminatorMux,
-    private readonly id: number,
-    readonly peer: VerifiedPeer,
-  ) {
-    super({ allowHalfOpen: true });
-  }
-
-  /** The WebSocket is up: the certificate has done its work and the handshake's bound is lifted. */
-  established(): void {
-    clearTimeout(this.deadline);
-    // Held by 10,000 links: nothing the handshake needed stays.
-    this.deadline = undefined;
-    this.peer.certificate = undefined;
-  }
-
-  /** The terminator closed the connection. */
-  gone(): void {
-    this.ended = true;
-    this.push(null);
-    this.destroy();
-  }
-
-  setTimeout(): this {
-    return this;
-  }
-  setNoDelay(): this {
-    return this;
-  }
-  setKeepAlive(): this {
-    return this;
-  }
-
-  override _read(): void {}
-
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
-    this.mux.send(FRAME_DATA, this.id, chunk, done);
-  }
-
-  override _writev(chunks: Array<{ chunk: Buffer }>, done: (error?: Error | null) => void): void {
-    this.mux.send(FRAME_DATA, this.id, Buffer.concat(chunks.map((c) => c.chunk)), done);
-  }
-
-  override _final(done: (error?: Error | null) => void): void {
-    this.close();
-    done();
-    // The terminator closes the whole connection once it has sent what was queued and reads
-    // nothing more from it: the reading side ends here too (and the socket then closes).
-    this.push(null);
-  }
-
-  override _destroy(error: Error | null, done: (error?: Error | null) => void): void {
-    clearTimeout(this.deadline);
-    this.close();
-    done(error);
-  }
-
-  private close(): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.mux.forget(this.id);
-    this.mux.send(FRAME_CLOSE, this.id, Buffer.alloc(0));
   }
 }

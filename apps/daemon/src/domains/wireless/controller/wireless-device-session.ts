@@ -156,9 +156,9 @@ export class DeviceSession {
   radios: readonly WirelessRadioLive[] = NO_RADIOS;
   ssids: readonly WirelessSsidLive[] = NO_SSIDS;
   /** The stations, STATION_FIELDS numbers each (see above). */
-  private stationFigures: readonly number[] = NO_FIGURES;
+  private stationFigures: number[] = NO_FIGURES as number[];
   /** Their host names, by station; empty when none has one. */
-  private hostnames: readonly (string | null)[] = NO_HOSTNAMES;
+  private hostnames: (string | null)[] = NO_HOSTNAMES as (string | null)[];
   lastScan: { at: number; entries: readonly ScanEntry[] } | null = null;
   /** Methods whose invalid reports were logged once already (bit per method). */
   invalidLogged = 0;
@@ -199,19 +199,24 @@ export class DeviceSession {
     const ssids: WirelessSsidLive[] = [];
     let count = 0;
     for (const iface of state.interfaces) for (const s of iface.ssids) count += s.associations.length;
-    // Sized once: an array grown by push keeps up to half its length again as spare room.
-    const figures = count > 0 ? new Array<number>(count * STATION_FIELDS) : null;
-    let hostnames: (string | null)[] | null = null;
+    // Sized once: an array grown by push keeps up to half its length again as spare room. A
+    // report with as many stations as the last overwrites the last's figures and host names in
+    // place (both private, read only by stations()): an AP's stations change slowly, and arrays
+    // made anew each report would leave 10,000 old ones a round for the old generation's collector.
+    const same = count * STATION_FIELDS === this.stationFigures.length;
+    const figures = count === 0 ? null : same ? this.stationFigures : new Array<number>(count * STATION_FIELDS);
+    const previousNames = same ? this.hostnames : NO_HOSTNAMES;
+    let hostnames: (string | null)[] | null = previousNames.length > 0 ? (previousNames as (string | null)[]) : null;
     let next = 0;
     for (const iface of state.interfaces) {
       for (const s of iface.ssids) {
         const index = ssids.length;
         ssids.push({ ssid: s.ssid, bssid: s.bssid, band: s.band ?? null, mode: s.mode, stations: s.associations.length });
         for (const a of s.associations) {
-          if (a.hostname !== undefined) {
-            hostnames ??= new Array<string | null>(count).fill(null);
-            hostnames[next / STATION_FIELDS] = a.hostname;
-          }
+          const name = a.hostname ?? null;
+          if (name !== null) hostnames ??= new Array<string | null>(count).fill(null);
+          // An unchanged name keeps the string held already; the report's copy dies young.
+          if (hostnames && hostnames[next / STATION_FIELDS] !== name) hostnames[next / STATION_FIELDS] = name;
           figures![next + F_MAC] = macValue(a.station);
           figures![next + F_SSID] = index;
           figures![next + F_RSSI] = a.rssi ?? Number.NaN;
@@ -225,8 +230,8 @@ export class DeviceSession {
       }
     }
     this.ssids = ssids;
-    this.stationFigures = figures ?? NO_FIGURES;
-    this.hostnames = hostnames ?? NO_HOSTNAMES;
+    this.stationFigures = figures ?? (NO_FIGURES as number[]);
+    this.hostnames = hostnames && hostnames.some((name) => name !== null) ? hostnames : (NO_HOSTNAMES as (string | null)[]);
   }
 
   get stationCount(): number {
