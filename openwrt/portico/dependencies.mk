@@ -42,6 +42,7 @@ PORTICO_OPTIONAL := \
 	rp-pppoe-server \
 	pptpd \
 	ppp-mod-pptp \
+	ppp-mod-radius \
 	proto-bonding \
 	openvpn-openssl \
 	curl
@@ -97,6 +98,8 @@ PORTICO_USES.rp-pppoe-server := service:/etc/init.d/pppoe-server
 PORTICO_USES.pptpd := command:/usr/sbin/pptpd
 # PPTP VPN clients.
 PORTICO_USES.ppp-mod-pptp := proto:pptp
+# The PPP servers' RADIUS accounts (`authway` radius): the options load pppd's `radius.so`.
+PORTICO_USES.ppp-mod-radius := file:/usr/lib/pppd
 # A LAN of role `bond` (802.3ad).
 PORTICO_USES.proto-bonding := proto:bonding
 # The OpenVPN server: /etc/config/openvpn points OpenWrt's init script at the rendered
